@@ -1,0 +1,194 @@
+// Command conform checks Elasticsearch-compatible search endpoints against Elasticsearch,
+// strictly, and measures their latency only on responses that pass.
+//
+// main only parses the command line and calls library code; each subcommand lives in its own
+// file with its own flag set and help text.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Exit statuses, documented in the README and in `conform --help`.
+const (
+	exitOK       = 0 // success
+	exitFail     = 1 // a check failed or a gate rejected
+	exitUsage    = 2 // usage or infrastructure error
+	exitNoChange = 3 // an experiment found no change
+)
+
+// exitError carries an exit status with the error that caused it.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// failed reports a check failure or a rejection: exit 1.
+func failed(format string, args ...any) error {
+	return &exitError{code: exitFail, err: fmt.Errorf(format, args...)}
+}
+
+// usageErr reports a usage error: exit 2.
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// env is what a subcommand may touch of the outside world, so tests can run it in process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// stderrIsTerminal enables progress displays.
+	stderrIsTerminal bool
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands is every subcommand, in the order `conform --help` lists them.
+var commands = []*command{
+	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"version", "print conform's version and revision", cmdVersion},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrIsTerminal: isTerminal(os.Stderr)}
+	code := conform(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// conform runs one command line and returns the exit status.
+func conform(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		printUsage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	if name == "help" {
+		name, args = args[1], []string{args[1], "--help"}
+	}
+	if name == "--version" {
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return exitCode(e, c.run(ctx, e, args[1:]))
+		}
+	}
+	fmt.Fprintf(e.stderr, "conform: unknown command %q\n\n", name)
+	printUsage(e.stderr)
+	return exitUsage
+}
+
+func exitCode(e *env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(e.stderr, "conform: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(e.stderr, "conform: %v\n", err)
+	return exitUsage
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `conform checks Elasticsearch-compatible search endpoints against Elasticsearch, strictly,
+and measures their latency only on responses that pass.
+
+Usage: conform <command> [flags]
+
+Commands:
+`)
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "conform <command> --help" for a command's flags and examples.
+
+Exit status: 0 success; 1 a check failed or a gate rejected; 2 usage or infrastructure
+error; 3 an experiment found no change.
+`)
+}
+
+// newFlags makes a subcommand's flag set with a usage text that lists examples before the flags.
+func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := e.stdout
+		fmt.Fprintf(w, "Usage: conform %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(about))
+		if len(examples) > 0 {
+			fmt.Fprintf(w, "\nExamples:\n")
+			for _, ex := range examples {
+				fmt.Fprintf(w, "  %s\n", ex)
+			}
+		}
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if len(names) > 0 {
+			fmt.Fprintf(w, "\nFlags:\n")
+			sort.Strings(names)
+			for _, n := range names {
+				f := fs.Lookup(n)
+				typ, usage := flag.UnquoteUsage(f)
+				line := "  --" + n
+				if typ != "" {
+					line += " " + typ
+				}
+				fmt.Fprintf(w, "%s\n      %s", line, strings.ReplaceAll(usage, "\n", "\n      "))
+				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+					fmt.Fprintf(w, " (default %s)", f.DefValue)
+				}
+				fmt.Fprintln(w)
+			}
+		}
+		fmt.Fprintf(w, "\nExit status: 0 success; 1 a check failed or a gate rejected; 2 usage or infrastructure error.\n")
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into usage errors (exit 2); --help exits 0.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &exitError{code: exitUsage, err: errors.New("")}
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

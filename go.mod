@@ -1,0 +1,3 @@
+module github.com/conform-dev/conform
+
+go 1.26
