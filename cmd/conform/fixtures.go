@@ -29,7 +29,7 @@ file name and line or field, and conform exits 2.`,
 	dir := fs.String("fixtures", "", "read and validate the fixtures in `DIR` instead of generating")
 	seed := fs.Uint64("seed", fixtures.DefaultSeed, "generator seed")
 	docs := fs.Int("documents", fixtures.DefaultDocuments, "number of documents to generate")
-	cases := fs.String("cases", "", "case counts per operation, e.g. `get=256,page=64,after=64,terms=32,counts=32`")
+	cases := fs.String("cases", "", "case counts per operation as a `LIST` such as get=256,page=64,after=64,terms=32,counts=32")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -144,8 +144,9 @@ error; 3 an experiment found no change.
 func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	flagEnvs[fs] = e
 	fs.Usage = func() {
-		w := e.stdout
+		w := fs.Output()
 		fmt.Fprintf(w, "Usage: conform %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(about))
 		if len(examples) > 0 {
 			fmt.Fprintf(w, "\nExamples:\n")
@@ -177,8 +178,24 @@ func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.Fl
 	return fs
 }
 
-// parseFlags parses args and turns flag errors into usage errors (exit 2); --help exits 0.
+// flagEnvs remembers each flag set's env, so help requested with --help goes to stdout while
+// the usage shown after a flag error goes to stderr.
+var flagEnvs = map[*flag.FlagSet]*env{}
+
+// parseFlags parses args and turns flag errors into usage errors (exit 2); --help prints the
+// help on stdout and exits 0.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if e := flagEnvs[fs]; e != nil {
+		fs.SetOutput(e.stderr)
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+				fs.SetOutput(e.stdout)
+			}
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
