@@ -1,0 +1,203 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// OpLabels are the operations' names in reports, as DESIGN.md's lab table writes them.
+var OpLabels = map[string]string{
+	"get":    "Read one document",
+	"page":   "Filtered, sorted page",
+	"after":  "Page after a sort cursor",
+	"terms":  "Keyword terms buckets",
+	"counts": "Two filter counts",
+}
+
+// OpLabel returns an operation's report label.
+func OpLabel(op string) string {
+	if l, ok := OpLabels[op]; ok {
+		return l
+	}
+	return op
+}
+
+// Ms formats milliseconds the way the lab table does: three decimals.
+func Ms(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+// cellText joins one value per concurrency level: "0.377 / 0.784".
+func cellText(r *Results, target, op string, value func(*Cell) string) string {
+	parts := make([]string, 0, len(r.Settings.Clients))
+	for _, n := range r.Settings.Clients {
+		c := r.Cell(target, op, n)
+		if c == nil {
+			parts = append(parts, "–")
+			continue
+		}
+		parts = append(parts, value(c))
+	}
+	return strings.Join(parts, " / ")
+}
+
+func clientsHeader(clients []int) string {
+	parts := make([]string, len(clients))
+	for i, n := range clients {
+		if n == 1 {
+			parts[i] = "1 client"
+		} else {
+			parts[i] = fmt.Sprintf("%d clients", n)
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+// Markdown renders report.md: rows are operations, columns targets, cells one value per
+// concurrency level.
+func Markdown(r *Results) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# conform run\n\n")
+	if !r.Complete {
+		fmt.Fprintf(&b, "> **Incomplete run**: %s. The cells below hold the trials finished before it stopped.\n\n", r.Incomplete)
+	}
+	writeHeader(&b, r)
+
+	names := targetNames(r)
+	table := func(title, note string, value func(*Cell) string) {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n", title, note)
+		fmt.Fprintf(&b, "| Operation | %s |\n|---|%s\n", strings.Join(names, " | "), strings.Repeat("---|", len(names)))
+		for _, op := range r.Settings.Ops {
+			row := make([]string, len(names))
+			for i, t := range names {
+				row[i] = cellText(r, t, op, value)
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", OpLabel(op), strings.Join(row, " | "))
+		}
+		b.WriteString("\n")
+	}
+	clients := clientsHeader(r.Settings.Clients)
+	table("Latency p50 (ms)", fmt.Sprintf("Median of the trial p50s of passing responses, %s.", clients),
+		func(c *Cell) string { return Ms(c.MedianP50Ms) })
+	table("Latency p95 (ms)", fmt.Sprintf("Median of the trial p95s, %s.", clients),
+		func(c *Cell) string { return Ms(c.MedianP95Ms) })
+	table("Throughput (passed responses/s)", fmt.Sprintf("Median of the trials' passed responses per second of wall time, %s.", clients),
+		func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
+	table("Failures", fmt.Sprintf("Responses that failed the check (never timed), %s.", clients),
+		func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
+	table("Trial p50 range (ms)", fmt.Sprintf("Minimum–maximum of the trial p50s, %s.", clients),
+		func(c *Cell) string { return Ms(c.P50RangeMs[0]) + "–" + Ms(c.P50RangeMs[1]) })
+
+	writeFailures(&b, r)
+	if len(r.Warnings) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+func writeHeader(b *bytes.Buffer, r *Results) {
+	fmt.Fprintf(b, "- Started %s", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if !r.FinishedAt.IsZero() {
+		fmt.Fprintf(b, ", finished %s (%s)", r.FinishedAt.UTC().Format("15:04:05 UTC"), r.FinishedAt.Sub(r.StartedAt).Round(1e9))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "- Methodology: `%s`\n", r.Methodology)
+	s := r.Settings
+	fmt.Fprintf(b, "- Settings: requests %d per trial (shared among the clients), trials %d, warmup %d, clients %s, track_total_hits %s, timeout %s\n",
+		s.Requests, s.Trials, s.Warmup, joinInts(s.Clients), s.TrackTotalHits, s.Timeout)
+	fmt.Fprintf(b, "- Check: %s\n", strings.Join(s.Check, ", "))
+	f := r.Fixtures
+	fmt.Fprintf(b, "- Corpus: %d documents, sha256 `%s` (%s)\n", f.Documents, f.CorpusSHA256, f.Source)
+	fmt.Fprintf(b, "- Workload: sha256 `%s`; mapping sha256 `%s`\n", f.WorkloadSHA256, f.MappingSHA256)
+	fmt.Fprintf(b, "- Oracle: %s, sha256 `%s`\n", r.Oracle.Source, r.Oracle.SHA256)
+	for _, t := range r.Targets {
+		fmt.Fprintf(b, "- Target `%s`: %s%s\n", t.Name, t.URL, identitySuffix(t))
+	}
+	fmt.Fprintf(b, "- Measured responses: %d passed, %d failed\n\n", r.TotalPassed(), r.TotalFailed())
+}
+
+func identitySuffix(t Target) string {
+	id := IdentityLine(t.Identity)
+	if id == "" {
+		return ""
+	}
+	return " — " + id
+}
+
+func writeFailures(b *bytes.Buffer, r *Results) {
+	if len(r.Failures) == 0 {
+		b.WriteString("## Failures kept\n\nNone: every response passed the strict check.\n\n")
+		return
+	}
+	byClass := map[string]int{}
+	for _, c := range r.Cells {
+		for k, v := range c.FailuresByClass {
+			byClass[k] += v
+		}
+	}
+	classes := make([]string, 0, len(byClass))
+	for k := range byClass {
+		classes = append(classes, k)
+	}
+	sort.Strings(classes)
+	b.WriteString("## Failures kept\n\nBy class over all cells: ")
+	for i, k := range classes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s %d", k, byClass[k])
+	}
+	b.WriteString(". The first few of each class, whole:\n\n")
+	for _, f := range r.Failures {
+		trial := fmt.Sprintf("trial %d", f.Trial)
+		if f.Trial == 0 {
+			trial = "warmup"
+		}
+		fmt.Fprintf(b, "### %s on `%s` (%s, %d clients, %s): %s\n\n", f.Case, f.Target, f.Op, f.Clients, trial, f.Class)
+		fmt.Fprintf(b, "`%s %s` → status %d", f.Method, f.Path, f.Status)
+		if f.Error != "" {
+			fmt.Fprintf(b, ", error: %s", f.Error)
+		}
+		b.WriteString("\n\n")
+		if len(f.Diffs) > 0 {
+			b.WriteString("| class | path | want | got |\n|---|---|---|---|\n")
+			for i, d := range f.Diffs {
+				if i == 20 {
+					fmt.Fprintf(b, "| … | %d more | | |\n", len(f.Diffs)-20)
+					break
+				}
+				fmt.Fprintf(b, "| %s | `%s` | `%s` | `%s` |\n", d.Class, d.Path, mdEscape(d.Want), mdEscape(d.Got))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "Reproduce: `conform explain %s --target %s=URL`\n\n", f.Case, f.Target)
+	}
+}
+
+func mdEscape(s string) string {
+	if len(s) > 120 {
+		s = s[:117] + "…"
+	}
+	return strings.NewReplacer("|", `\|`, "`", "'", "\n", " ").Replace(s)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// targetNames lists the targets in the results' order.
+func targetNames(r *Results) []string {
+	names := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		names[i] = t.Name
+	}
+	return names
+}

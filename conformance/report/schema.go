@@ -1,0 +1,184 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ResultsFormat tags results.json; it changes when the schema changes incompatibly.
+const ResultsFormat = "conform-results/1"
+
+// Results is results.json: every cell of a run with its trials. The schema is documented in
+// docs/RESULTS.md; fields are only ever added.
+type Results struct {
+	Format string `json:"format"`
+	// Complete is false while a run is in progress and when it was interrupted; Incomplete
+	// then says why.
+	Complete    bool      `json:"complete"`
+	Incomplete  string    `json:"incomplete,omitempty"`
+	Methodology string    `json:"methodology"`
+	StartedAt   time.Time `json:"started_at"`
+	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	Settings    Settings  `json:"settings"`
+	Fixtures    Fixtures  `json:"fixtures"`
+	Oracle      Oracle    `json:"oracle"`
+	Targets     []Target  `json:"targets"`
+	// Order lists, per trial, operation and concurrency level, the order the targets ran in.
+	Order    []OrderEntry `json:"order"`
+	Cells    []Cell       `json:"cells"`
+	Failures []Failure    `json:"failures"`
+	// Warnings are caveats a reader can act on (for example a case the oracle flagged).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Settings are the run's settings; results with different settings are never combined.
+type Settings struct {
+	Ops            []string `json:"ops"`
+	Clients        []int    `json:"clients"`
+	Requests       int      `json:"requests"` // measured requests per trial, shared among the clients
+	Trials         int      `json:"trials"`
+	Warmup         int      `json:"warmup"` // checked, untimed requests before each trial
+	TrackTotalHits string   `json:"track_total_hits"`
+	Timeout        string   `json:"timeout"`
+	Index          string   `json:"index"`
+	// Check names the strict check's options: "strict", "pedantic", or relaxations by name.
+	Check []string `json:"check"`
+}
+
+// Fixtures identifies the corpus and workload.
+type Fixtures struct {
+	Source         string         `json:"source"` // "built-in default" or a directory
+	Generator      string         `json:"generator,omitempty"`
+	Seed           *uint64        `json:"seed,omitempty"`
+	Documents      int            `json:"documents"`
+	Cases          map[string]int `json:"cases"`
+	CorpusSHA256   string         `json:"corpus_sha256"`
+	MappingSHA256  string         `json:"mapping_sha256"`
+	WorkloadSHA256 string         `json:"workload_sha256"`
+}
+
+// Oracle identifies where the expected responses came from.
+type Oracle struct {
+	Source string `json:"source"`
+	SHA256 string `json:"sha256"`
+}
+
+// Target is one engine under test, with its URL redacted.
+type Target struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+	// Identity is the engine's answer to GET / (name, cluster, version, distribution), as
+	// recorded before timing.
+	Identity json.RawMessage `json:"identity,omitempty"`
+	// Probes are readiness facts recorded before timing (document count, corpus sample hash,
+	// backend facts such as a Qdrant collection's status).
+	Probes map[string]any `json:"probes,omitempty"`
+}
+
+// OrderEntry records the rotation of targets for one trial, operation and concurrency level.
+type OrderEntry struct {
+	Trial   int      `json:"trial"`
+	Op      string   `json:"op"`
+	Clients int      `json:"clients"`
+	Targets []string `json:"targets"`
+}
+
+// Cell is one target, operation and concurrency level over all its trials.
+type Cell struct {
+	Target  string `json:"target"`
+	Op      string `json:"op"`
+	Clients int    `json:"clients"`
+	// MedianP50Ms is the median of the trial p50s: the number a report cell shows.
+	MedianP50Ms         float64        `json:"median_p50_ms"`
+	P50RangeMs          [2]float64     `json:"p50_range_ms"` // min and max of the trial p50s
+	MedianP95Ms         float64        `json:"median_p95_ms"`
+	MedianThroughputRPS float64        `json:"median_throughput_rps"`
+	Passed              int            `json:"passed"`
+	Failed              int            `json:"failed"`
+	FailuresByClass     map[string]int `json:"failures_by_class"`
+	Trials              []Trial        `json:"trials"`
+	// Histogram is the latency distribution of the cell's passing responses, all trials.
+	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// Trial is one timed trial of a cell.
+type Trial struct {
+	Trial           int            `json:"trial"`
+	StartedAt       time.Time      `json:"started_at"`
+	WallMs          float64        `json:"wall_ms"`
+	P50Ms           float64        `json:"p50_ms"`
+	P95Ms           float64        `json:"p95_ms"`
+	P99Ms           float64        `json:"p99_ms"`
+	MeanMs          float64        `json:"mean_ms"`
+	MaxMs           float64        `json:"max_ms"`
+	ThroughputRPS   float64        `json:"throughput_rps"`
+	Passed          int            `json:"passed"`
+	Failed          int            `json:"failed"`
+	FailuresByClass map[string]int `json:"failures_by_class"`
+	// WarmupFailed counts warmup responses that failed the check (they are never timed).
+	WarmupFailed int  `json:"warmup_failed,omitempty"`
+	Incomplete   bool `json:"incomplete,omitempty"`
+}
+
+// Histogram is a latency distribution in log-spaced bins: Counts[i] samples fell in
+// [EdgesMs[i], EdgesMs[i+1]).
+type Histogram struct {
+	EdgesMs []float64 `json:"edges_ms"`
+	Counts  []int     `json:"counts"`
+}
+
+// Failure is one failed response kept whole, with its differences.
+type Failure struct {
+	Target  string `json:"target"`
+	Op      string `json:"op"`
+	Clients int    `json:"clients"`
+	Trial   int    `json:"trial"` // 0 for warmup and readiness
+	Case    string `json:"case"`
+	Class   string `json:"class"`
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	// Request is the request body sent; Status and Body what came back (trimmed when huge).
+	Request string       `json:"request,omitempty"`
+	Status  int          `json:"status"`
+	Body    string       `json:"body,omitempty"`
+	Error   string       `json:"error,omitempty"`
+	Diffs   []Difference `json:"diffs,omitempty"`
+}
+
+// Difference mirrors the check's record: class, JSON path, want, got.
+type Difference struct {
+	Class string `json:"class"`
+	Path  string `json:"path"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
+	Fails bool   `json:"fails"`
+}
+
+// Cell returns the cell for a target, operation and concurrency level, or nil.
+func (r *Results) Cell(target, op string, clients int) *Cell {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Target == target && c.Op == op && c.Clients == clients {
+			return c
+		}
+	}
+	return nil
+}
+
+// TotalFailed counts failed responses over every cell.
+func (r *Results) TotalFailed() int {
+	n := 0
+	for _, c := range r.Cells {
+		n += c.Failed
+	}
+	return n
+}
+
+// TotalPassed counts passed (measured) responses over every cell.
+func (r *Results) TotalPassed() int {
+	n := 0
+	for _, c := range r.Cells {
+		n += c.Passed
+	}
+	return n
+}
