@@ -2,7 +2,10 @@ module github.com/conform-dev/conform
 
 go 1.26
 
-require github.com/tidwall/gjson v1.20.4
+require (
+	github.com/tidwall/gjson v1.20.4
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/tidwall/match v1.1.1 // indirect
