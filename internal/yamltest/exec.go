@@ -37,7 +37,9 @@ type stepError struct {
 	hasValues        bool
 }
 
-func fail(format string, args ...any) *stepError { return &stepError{msg: fmt.Sprintf(format, args...)} }
+func fail(format string, args ...any) *stepError {
+	return &stepError{msg: fmt.Sprintf(format, args...)}
+}
 
 func mismatch(msg string, expected, actual any) *stepError {
 	return &stepError{msg: msg, expected: display(expected), actual: display(actual), hasValues: true}

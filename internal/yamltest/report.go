@@ -41,7 +41,9 @@ func WriteResult(w io.Writer, r Result, maxBody int) {
 	}
 }
 
-func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n        ") }
+func indent(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n        ")
+}
 
 // Summary is the report's last line: "N passed, M failed, K skipped".
 func (r *Report) Summary() string {
