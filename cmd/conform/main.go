@@ -64,6 +64,7 @@ var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
 	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"version", "print conform's version and revision", cmdVersion},
+	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
 }
 
 func main() {

@@ -114,8 +114,8 @@ func paramString(v any) string {
 }
 
 // route builds the HTTP call for an API and its parameters (body excluded). The path chosen
-// is the most specific one whose parts are all given; the method is POST (or PUT) when there
-// is a body and the path accepts it, else the path's first method. Every other parameter goes
+// is the most specific one whose parts are all given; the method is the path's first, except
+// that a body goes by POST (or PUT) when the first is neither and the path accepts it. Every other parameter goes
 // into the query string.
 func route(name string, params *Object, hasBody bool) (*httpCall, error) {
 	if name == "raw" {
@@ -145,7 +145,7 @@ func route(name string, params *Object, hasBody bool) (*httpCall, error) {
 			used[part] = true
 		}
 		method := ap.methods[0]
-		if hasBody {
+		if hasBody && method != "PUT" && method != "POST" {
 			for _, m := range []string{"POST", "PUT"} {
 				if slices.Contains(ap.methods, m) {
 					method = m

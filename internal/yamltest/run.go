@@ -28,7 +28,9 @@ func (s Status) String() string { return [...]string{"passed", "failed", "skippe
 
 // Result is the outcome of one test section.
 type Result struct {
-	File   string // the suite's name, e.g. search/90_search_after.yml
+	// File is the suite's name, e.g. search/90_search_after.yml, prefixed "opensearch:" for a
+	// file of OpenSearch's suite.
+	File   string
 	Test   string
 	Status Status
 	// Reason says why a test was skipped.
@@ -172,9 +174,14 @@ func Run(ctx context.Context, opt Options, paths ...string) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		// OpenSearch's suite has files of the same names as Elasticsearch's; tell them apart.
+		shown := names[i]
+		if distributionOf(file) == "opensearch" {
+			shown = "opensearch:" + shown
+		}
 		suite, err := ParseSuite(file, names[i], data)
 		if err != nil {
-			emit(Result{File: names[i], Test: "(file)", Status: Failed, Failure: &Failure{Phase: "parse", Message: err.Error()}})
+			emit(Result{File: shown, Test: "(file)", Status: Failed, Failure: &Failure{Phase: "parse", Message: err.Error()}})
 			continue
 		}
 		dist := opt.Distribution
@@ -185,7 +192,7 @@ func Run(ctx context.Context, opt Options, paths ...string) (*Report, error) {
 			if opt.Run != nil && !opt.Run.MatchString(suite.Name+"/"+test.Name) {
 				continue
 			}
-			res := Result{File: suite.Name, Test: test.Name}
+			res := Result{File: shown, Test: test.Name}
 			if dist != r.distribution {
 				res.Status, res.Reason = Skipped, fmt.Sprintf("written for %s (its version gates count %s versions); the target is %s %s",
 					displayDist(dist), displayDist(dist), displayDist(r.distribution), r.version)

@@ -149,7 +149,7 @@ func TestDivergenceNewerThan815(t *testing.T) {
 func TestOpenSearchSuite(t *testing.T) {
 	target, _ := fakeTarget(t, "8.15.0")
 	results := runAll(t, Options{Target: target}, "testdata/opensearch")
-	r := results["10_os.yml/OpenSearch only"]
+	r := results["opensearch:10_os.yml/OpenSearch only"]
 	if r.Status != Skipped || r.Reason != "written for OpenSearch (its version gates count OpenSearch versions); the target is Elasticsearch 8.15.0" {
 		t.Errorf("OpenSearch test on Elasticsearch: %s", describe(r))
 	}
@@ -159,12 +159,12 @@ func TestOpenSearchSuite(t *testing.T) {
 		return f, nil
 	})
 	results = runAll(t, Options{Target: os}, "testdata/opensearch")
-	if r := results["10_os.yml/OpenSearch only"]; r.Status != Passed {
+	if r := results["opensearch:10_os.yml/OpenSearch only"]; r.Status != Passed {
 		t.Errorf("OpenSearch test on OpenSearch: %s", describe(r))
 	}
 	// Forcing the distribution runs OpenSearch's file against Elasticsearch, gates and all.
 	results = runAll(t, Options{Target: target, Distribution: "elasticsearch"}, "testdata/opensearch")
-	if r := results["10_os.yml/OpenSearch only"]; r.Status != Failed {
+	if r := results["opensearch:10_os.yml/OpenSearch only"]; r.Status != Failed {
 		t.Errorf("forced: %s", describe(r))
 	}
 }
