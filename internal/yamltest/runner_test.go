@@ -52,6 +52,12 @@ func TestPassingTests(t *testing.T) {
 			}
 		}
 	}
+	// The teardown ran after every test, on that test's cluster.
+	for i, f := range (*made)[1:] {
+		if last := f.requests[len(f.requests)-1]; last != "DELETE /other" {
+			t.Errorf("cluster %d: last request %q, want the teardown's DELETE /other", i+1, last)
+		}
+	}
 	if !sawBulk {
 		t.Error("no POST /test/_bulk?refresh=true request: bulk did not route with its index and parameters")
 	}
@@ -206,8 +212,15 @@ func TestURLTargetCleansUp(t *testing.T) {
 			deletes = append(deletes, r)
 		}
 	}
-	if strings.Join(deletes, ",") != strings.Repeat("DELETE /other,DELETE /test,", 3)[:len(strings.Repeat("DELETE /other,DELETE /test,", 3))-1] {
-		t.Errorf("cleanup requests %q, want the two created indices deleted after each test", deletes)
+	// Per test: the teardown deletes other, then the cleanup deletes every index the test
+	// created (other again, answered 404 and tolerated, and test).
+	perTest := []string{"DELETE /other", "DELETE /other", "DELETE /test"}
+	var want []string
+	for range 3 {
+		want = append(want, perTest...)
+	}
+	if strings.Join(deletes, ",") != strings.Join(want, ",") {
+		t.Errorf("delete requests %q, want %q", deletes, want)
 	}
 }
 
