@@ -62,7 +62,9 @@ type command struct {
 // commands is every subcommand, in the order `conform --help` lists them.
 var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"version", "print conform's version and revision", cmdVersion},
+	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
 }
 
 func main() {

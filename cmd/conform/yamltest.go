@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+
+	"github.com/conform-dev/conform/internal/yamltest"
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+func cmdYAMLTest(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "yamltest", "[--target URL] [--es-version V] [--distribution elasticsearch|opensearch] [--run REGEX] [--full] FILE|DIR...", `
+Run Elasticsearch YAML REST tests (rest-api-spec/test: setup, teardown, do with catch, headers
+and warnings, match, length, is_true, is_false, set and $stash, gt/gte/lt/lte, close_to,
+contains, skip and requires) against a target, and report each test section as passed, failed
+(the assertion, expected and actual values and the response body) or skipped (the reason).
+
+The default target is the embedded engine: a fresh one per test section, served in process.
+--target URL runs against a live cluster instead (userinfo is sent as basic auth and never
+printed); after each test section the runner deletes the indices that section created, and
+nothing else, so use a cluster whose index names the tests cannot clash with.
+
+Version gates (skip version ranges, cluster_features such as gte_v7.13.0) are evaluated
+against the target's GET / version. Tests that assert behaviour newer than Elasticsearch 8.15
+are skipped with that reason. Files under a directory named "opensearch" are OpenSearch's
+suite and run only against OpenSearch unless --distribution says otherwise.
+
+The last line is "N passed, M failed, K skipped".`,
+		"conform yamltest /work/shared/es-rest-tests",
+		"conform yamltest --run 'search_after' es-rest-tests/elasticsearch",
+		"conform yamltest --target http://localhost:9200 search/90_search_after.yml",
+	)
+	targetURL := fs.String("target", "", "run against the cluster at `URL` instead of the embedded engine")
+	version := fs.String("es-version", "", "evaluate version gates for `VERSION` instead of the target's GET / version")
+	dist := fs.String("distribution", "", "the distribution the files are written for, `elasticsearch` or opensearch (default: from each path)")
+	run := fs.String("run", "", "run only test sections whose \"file/section\" matches `REGEX`")
+	full := fs.Bool("full", false, "print whole response bodies of failures instead of their first 2 KiB")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErr("yamltest needs test files or directories")
+	}
+	opt := yamltest.Options{Version: *version}
+	switch *dist {
+	case "", "elasticsearch", "opensearch":
+		opt.Distribution = *dist
+	default:
+		return usageErr("--distribution must be elasticsearch or opensearch, not %q", *dist)
+	}
+	if *version != "" {
+		if _, err := yamltest.ParseVersion(*version); err != nil {
+			return usageErr("--es-version: %v", err)
+		}
+	}
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			return usageErr("--run: %v", err)
+		}
+		opt.Run = re
+	}
+	if *targetURL != "" {
+		t, err := yamltest.URLTarget(*targetURL, nil)
+		if err != nil {
+			return usageErr("--target: %v", err)
+		}
+		opt.Target = t
+	} else {
+		opt.Target = yamltest.HandlerTarget("embedded", func() (http.Handler, error) { return engine.New(), nil })
+	}
+	limit := 2048
+	if *full {
+		limit = -1
+	}
+	opt.OnResult = func(r yamltest.Result) { yamltest.WriteResult(e.stdout, r, limit) }
+	rep, err := yamltest.Run(ctx, opt, fs.Args()...)
+	if err != nil {
+		if rep != nil {
+			fmt.Fprintln(e.stdout, rep.Summary())
+		}
+		return infraErr("yamltest: %v", err)
+	}
+	fmt.Fprintf(e.stdout, "target %s, version %s\n", rep.Target, rep.Version)
+	fmt.Fprintln(e.stdout, rep.Summary())
+	if _, failedN, _ := rep.Counts(); failedN > 0 {
+		return &exitError{code: exitFail, err: errors.New("")}
+	}
+	return nil
+}
