@@ -36,6 +36,12 @@ Subcommands:
   record  record a golden file from a live Elasticsearch
   verify  compare the embedded oracle with a live Elasticsearch across the workload
 
+Examples:
+  conform oracle expect --out expected.json
+  conform oracle record --es http://127.0.0.1:9200 --out golden.json
+  conform oracle verify --es http://127.0.0.1:9200
+  conform run --oracle golden:golden.json
+
 Run "conform oracle <subcommand> --help" for its flags and examples.
 `)
 	}
