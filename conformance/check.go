@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,21 @@ func (r Result) FailingClasses() []Class {
 	for i, c := range classOrder {
 		if seen[i] {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Paths returns the distinct paths of the differences, in order, leaving out the HTTP
+// status; they are what Trim shows a body around.
+func (r Result) Paths() []string {
+	var out []string
+	for _, d := range r.Diffs {
+		if d.Class == ClassStatus && d.Path == "" {
+			continue
+		}
+		if !slices.Contains(out, d.Path) {
+			out = append(out, d.Path)
 		}
 	}
 	return out

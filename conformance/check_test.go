@@ -457,3 +457,37 @@ func ExampleExpectation_Check() {
 	//   _seq_no: want 0, got <absent>
 	//   _primary_term: want 1, got <absent>
 }
+
+// TestConcurrentChecks shares one expectation among goroutines, as the runner's clients do,
+// and requires every result to equal the sequential one (run with -race).
+func TestConcurrentChecks(t *testing.T) {
+	r := loadResponses(t)[0]
+	x := mustCompile(t, r.status, string(r.body))
+	ms, err := Mutations(r.status, r.body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, len(ms))
+	for i, m := range ms {
+		want[i] = x.Check(m.Status, m.Body, nil).String()
+	}
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for round := 0; round < 3; round++ {
+				for i, m := range ms {
+					if got := x.Check(m.Status, m.Body, nil).String(); got != want[i] {
+						done <- fmt.Errorf("%s: concurrent result differs:\n%s\nwant\n%s", m, got, want[i])
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

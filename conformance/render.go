@@ -292,15 +292,20 @@ type trimmer struct {
 
 func (t *trimmer) write(b *strings.Builder, v *value, indent string) {
 	mark := t.marks[v]
-	if mark == markTarget || v.kind != kObject && v.kind != kArray {
-		compact := string(appendJSON(nil, v))
-		if len(compact) <= 100 || v.kind != kObject && v.kind != kArray {
-			b.WriteString(compact)
-			return
-		}
+	container := v.kind == kObject || v.kind == kArray
+	var compact string
+	if mark == markTarget || !container {
+		compact = string(appendJSON(nil, v))
+	}
+	switch {
+	case !container || mark == markTarget && len(compact) <= 100:
+		b.WriteString(compact)
+		return
+	case mark == markTarget && len(compact) <= 600:
 		b.Write(appendIndented(nil, v, indent))
 		return
 	}
+	// A large target (a whole hit list whose length differs) is shown one line per member.
 	open, close := "{", "}"
 	if v.kind == kArray {
 		open, close = "[", "]"
@@ -321,7 +326,7 @@ func (t *trimmer) write(b *strings.Builder, v *value, indent string) {
 	for i := range v.elems {
 		e := &v.elems[i]
 		context := v.kind == kObject && (v.keys[i] == "_id" || v.keys[i] == "key") && e.kind != kObject && e.kind != kArray
-		if t.marks[e] == markNone && !context {
+		if t.marks[e] == markNone && !context && mark != markTarget {
 			skipped++
 			continue
 		}
@@ -331,7 +336,11 @@ func (t *trimmer) write(b *strings.Builder, v *value, indent string) {
 		if v.kind == kObject {
 			l.WriteString(quote(v.keys[i]) + " : ")
 		}
-		t.write(&l, e, inner)
+		if mark == markTarget && t.marks[e] == markNone {
+			l.WriteString(oneLine(string(appendJSON(nil, e))))
+		} else {
+			t.write(&l, e, inner)
+		}
 		lines = append(lines, l.String())
 	}
 	flush()
@@ -343,4 +352,19 @@ func (t *trimmer) write(b *strings.Builder, v *value, indent string) {
 		return
 	}
 	b.WriteString(open + "\n" + strings.Join(lines, ",\n") + "\n" + indent + close)
+}
+
+// oneLine shortens JSON text to one line of a trimmed body.
+func oneLine(s string) string {
+	if len(s) <= 100 {
+		return s
+	}
+	head := s[:80]
+	for len(head) > 0 && head[len(head)-1]&0xc0 == 0x80 {
+		head = head[:len(head)-1]
+	}
+	if len(head) > 0 && head[len(head)-1] >= 0xc0 {
+		head = head[:len(head)-1]
+	}
+	return fmt.Sprintf("%s … (%d bytes)", head, len(s))
 }
