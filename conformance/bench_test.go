@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"bytes"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -23,11 +25,31 @@ func benchCheck(b *testing.B, x *Expectation, status int, body []byte, opts *Opt
 	b.Helper()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if r := x.Check(status, body, opts); r.Pass != wantPass {
 			b.Fatalf("pass = %v:\n%s", r.Pass, r)
 		}
 	}
+}
+
+// reportCPU adds cpu-ns/op, the process's CPU time per operation. On this shared two-core
+// machine wall-clock ns/op includes time spent waiting for a core; CPU time does not.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkCheck(b *testing.B) {
@@ -86,36 +108,50 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 // BenchmarkGjson measures what the pass path would cost on gjson, for the comparison in the
-// package's design notes: gjson.Valid (needed, since gjson does not validate), and a walk of
-// every value with nested ForEach, comparing nothing. Both read the same body as
-// BenchmarkCheck/pass/walked.
+// walker's design note: gjson.Valid (needed, since gjson does not validate) on the body of
+// BenchmarkCheck/pass/walked, and a walk of every value with nested ForEach, comparing
+// nothing, on that body and on the pretty-printed one of BenchmarkCheck/pass/pretty.
 func BenchmarkGjson(b *testing.B) {
 	_, r := largest(b)
 	body := string(r.body) + " "
+	ms, err := Mutations(r.status, r.body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pretty := ""
+	for _, m := range ms {
+		if m.Operator == "pretty" {
+			pretty = string(m.Body)
+		}
+	}
 	b.Run("valid", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
+		defer reportCPU(b)()
 		for b.Loop() {
 			if !gjson.Valid(body) {
 				b.Fatal("invalid")
 			}
 		}
 	})
-	b.Run("walk", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		var walk func(v gjson.Result) int
-		walk = func(v gjson.Result) int {
-			n := 1
-			if v.IsObject() || v.IsArray() {
-				v.ForEach(func(_, e gjson.Result) bool { n += walk(e); return true })
-			}
-			return n
+	var walk func(v gjson.Result) int
+	walk = func(v gjson.Result) int {
+		n := 1
+		if v.IsObject() || v.IsArray() {
+			v.ForEach(func(_, e gjson.Result) bool { n += walk(e); return true })
 		}
-		for b.Loop() {
-			if walk(gjson.Parse(body)) < 100 {
-				b.Fatal("short walk")
+		return n
+	}
+	for _, c := range []struct{ name, body string }{{"walk", body}, {"walk-pretty", pretty}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if walk(gjson.Parse(c.body)) < 100 {
+					b.Fatal("short walk")
+				}
 			}
-		}
-	})
+		})
+	}
 }
