@@ -356,7 +356,7 @@ func TestCompileErrors(t *testing.T) {
 func TestBadBodies(t *testing.T) {
 	x := mustCompile(t, 200, sortedPage)
 	deep := strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000)
-	huge := `{"took":1,"hits":{"hits":[` + strings.Repeat(`{"_id":"q"},`, 200000) + `{}]}}`
+	huge := `{"took":1,"hits":{"hits":[` + strings.Repeat(`{"_id":"q"},`, 20000) + `{}]}}`
 	for _, c := range []struct {
 		reason string
 		body   string

@@ -101,7 +101,7 @@ func writeDiff(b *strings.Builder, d Difference) {
 	case path == "":
 		path = "body"
 	}
-	want, got := elide(d.Want), elide(d.Got)
+	want, got := elide(oneLineJSON(d.Want)), elide(oneLineJSON(d.Got))
 	var notes []string
 	if n := diffNote(d.Want, d.Got); n != "" {
 		notes = append(notes, n)
@@ -120,6 +120,19 @@ func writeDiff(b *strings.Builder, d Difference) {
 		return
 	}
 	fmt.Fprintf(b, "  %s%s\n    want %s\n    got  %s\n", path, note, want, got)
+}
+
+// oneLineJSON compacts JSON text that spans lines (a pretty-printed oracle's values) so each
+// difference stays on its lines of the report.
+func oneLineJSON(s string) string {
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	v, err := parse([]byte(s))
+	if err != nil {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return string(appendJSON(nil, &v))
 }
 
 // elide shortens long JSON text for a one-screen report, keeping both ends.

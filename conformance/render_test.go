@@ -140,3 +140,12 @@ func TestTrim(t *testing.T) {
 		t.Errorf("Trim root: %q", got)
 	}
 }
+
+func TestRenderCompactsPrettyValues(t *testing.T) {
+	pretty := "{\n  \"found\" : true,\n  \"_source\" : {\n    \"a\" : [ 1, 2 ]\n  }\n}"
+	x := mustCompile(t, 200, pretty)
+	r := x.Check(200, []byte(`{"found":true}`), nil)
+	if got := r.String(); !strings.Contains(got, `_source: want {"a":[1,2]}, got <absent>`) {
+		t.Errorf("rendering:\n%s", got)
+	}
+}

@@ -54,6 +54,9 @@ func loadResponses(t testing.TB) []response {
 }
 
 func TestTestdataResponses(t *testing.T) {
+	if raceEnabled && !*update {
+		t.Skip("generating the default corpus takes seconds under the race detector; this check runs in go test without -race")
+	}
 	gen := generateResponses(t)
 	for _, r := range gen {
 		path := filepath.Join("testdata", "responses", fmt.Sprintf("%s.%d.json", r.name, r.status))
