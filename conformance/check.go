@@ -195,10 +195,11 @@ func plainKey(k string) bool {
 // a ForEach walk of a pretty-printed page, comparing nothing, takes about twice this walker's
 // whole check of it, and gjson.Valid alone about thirty times its check of a page whose bytes
 // differ from the expected ones only around the hits); its Result does not say integer or
-// float, and its unescaping allocates. go-cmp would need both bodies decoded first, and its diff of
-// slices is an edit script, not the position-by-position comparison the ids class defines.
-// The walker gets the paths, classes and want/got texts as it goes, at no cost when nothing
-// differs. go-cmp serves as the independent reference in FuzzCheck instead.
+// float, and its unescaping allocates. go-cmp would need both bodies decoded first, and its
+// diff of slices is an edit script, not the position-by-position comparison the ids class
+// defines. The walker gets the paths, classes and want/got texts as it goes, at no cost when
+// nothing differs. go-cmp serves instead in FuzzCheck, to show where the independent
+// reference and the walker disagree.
 type walker struct {
 	x        *Expectation
 	b        []byte
@@ -253,8 +254,8 @@ func (w *walker) fail(err *SyntaxError) {
 	}
 }
 
-// add records a difference at p classified by c. relax is a relaxation that could excuse it
-// besides the one c implies.
+// add records a difference at the current path, classified by c. relax is a relaxation
+// that could excuse it besides the one c implies.
 func (w *walker) add(c ctx, want, got string, relax relaxBits) {
 	if c.isIdentity() {
 		w.identDiff = len(w.diffs)
