@@ -3,6 +3,7 @@ module github.com/conform-dev/conform
 go 1.26
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/tidwall/gjson v1.20.4
 	gopkg.in/yaml.v3 v3.0.1
 )
