@@ -351,3 +351,66 @@ func TestMinDeclarableShrinksWithRounds(t *testing.T) {
 		prev = md
 	}
 }
+
+func TestTrendTermFromEightRounds(t *testing.T) {
+	// Eight rounds under a steady 3%-per-round drift of everything (natives included), 0.3%
+	// jitter, and a 5% regression in one cell. ABBA cancels the trend in the estimate either
+	// way; the trend term keeps it out of the residual variance, which is what lets the
+	// regression be seen.
+	keys := []CellKey{{"get", 1}, {"page", 1}, {"after", 1}, {"terms", 1}, {"counts", 1}}
+	base := []float64{100, 200, 300, 400, 500}
+	cand := []float64{100, 200, 300, 400, 525}
+	in := balancedInput(ABBA(2), 0.002, 0.003, keys, base, cand)
+	for c := range in.Cells {
+		for r := range in.Cells[c].Rounds {
+			f := math.Exp(0.03 * float64(r))
+			round := &in.Cells[c].Rounds[r]
+			for j := range round.Trials {
+				round.Trials[j] = time.Duration(float64(round.Trials[j]) * f)
+			}
+			for _, ts := range round.Natives {
+				for j := range ts {
+					ts[j] = time.Duration(float64(ts[j]) * f)
+				}
+			}
+		}
+	}
+	with, err := Analyze(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noTrend := Options{}.withDefaults().method.(roundModel)
+	noTrend.trendFrom = 0
+	without, err := Analyze(in, Options{method: noTrend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := with.Cells[4]; c.Class != Regressed || math.Abs(c.Ratio-1.05) > 1e-4 {
+		t.Errorf("with the trend term: counts@1 %s ratio %.4f, want regressed 1.05", c.Class, c.Ratio)
+	}
+	if c := without.Cells[4]; c.Class != NoChange || math.Abs(c.Ratio-1.05) > 1e-4 {
+		t.Errorf("without it: counts@1 %s ratio %.4f, want the same estimate, but no-change (the trend swamps the variance)", c.Class, c.Ratio)
+	}
+}
+
+func TestDesignFit(t *testing.T) {
+	tests := []struct {
+		reason string
+		order  []Variant
+		trend  bool
+		params int
+		k      float64
+	}{
+		{"ABBA: 1/2 + 1/2", ABBA(1), false, 2, 1},
+		{"ABBA with a trend: orthogonal, so k is unchanged", ABBA(1), true, 3, 1},
+		{"two blocks with a trend", ABBA(2), true, 3, 0.5},
+		{"ABAB with a trend: not orthogonal, so the trend costs precision (1.25 by hand)", []Variant{Baseline, Candidate, Baseline, Candidate}, true, 3, 1.25},
+		{"three rounds cannot carry a trend", []Variant{Baseline, Candidate, Baseline}, true, 2, 1.5},
+	}
+	for _, tt := range tests {
+		f := newDesignFit(design{order: tt.order}, tt.trend)
+		if f.params != tt.params || math.Abs(f.k-tt.k) > 1e-12 {
+			t.Errorf("%s: params %d k %v, want %d %v", tt.reason, f.params, f.k, tt.params, tt.k)
+		}
+	}
+}

@@ -77,5 +77,5 @@ func ExampleCompare() {
 func ExampleMethod() {
 	fmt.Println(experiment.Method(experiment.Options{}))
 	// Output:
-	// estimator: candidate/baseline ratio of geometric-mean trial p50s from round means of log p50 (the trials of a round share its conditions and count once), each round adjusted by the native engines measured in it (minus 0.5 times their mean log p50); test: Student t on candidate vs baseline round means, residual variance of round means pooled over the cells at the same client count, a round effect common to those cells estimated apart (split-plot), Satterthwaite df; 95% t interval per cell; Holm over cells at family-wise alpha 0.05; changes under 2.0% count as none
+	// estimator: candidate/baseline ratio of geometric-mean trial p50s from round means of log p50 (the trials of a round share its conditions and count once), each round adjusted by the native engines measured in it (minus 0.5 times their mean log p50); test: Student t on candidate vs baseline round means, with a linear trend over rounds from 8 rounds on, residual variance of round means pooled over the cells at the same client count, a round effect common to those cells estimated apart (split-plot), Satterthwaite df; 95% t interval per cell; Holm over cells at family-wise alpha 0.05; changes under 2.0% count as none
 }

@@ -71,6 +71,9 @@ type roundModel struct {
 	weight   float64
 	pool     pooling
 	byClient bool
+	// trendFrom, when positive, adds a linear trend in the round index to each cell's
+	// model from that many rounds on.
+	trendFrom int
 }
 
 func (m roundModel) name() string {
@@ -80,6 +83,9 @@ func (m roundModel) name() string {
 		n = fmt.Sprintf(", natives weight %.2g", m.weight)
 	case nativesFitted:
 		n = ", natives slope fitted"
+	}
+	if m.trendFrom > 0 {
+		n += fmt.Sprintf(", trend from %d rounds", m.trendFrom)
 	}
 	p := map[pooling]string{perCell: "per cell", pooledCells: "pooled", twoStrata: "two strata"}[m.pool]
 	if m.pool != perCell {
@@ -156,30 +162,10 @@ func untested(note string) cellTest {
 // cells) and fills their est, se and df.
 func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, out []cellTest) {
 	R := len(d.order)
-	nc, nb := d.count(Candidate), d.count(Baseline)
-	k := 1/float64(nc) + 1/float64(nb) // variance of a contrast of means, per unit round variance
-	// resid removes each variant's mean from a cell's round series and returns the
-	// candidate-minus-baseline difference of those means.
-	resid := func(v []float64) (e []float64, diff float64) {
-		var sc, sb float64
-		for r := range R {
-			if d.isCandidate(r) {
-				sc += v[r]
-			} else {
-				sb += v[r]
-			}
-		}
-		mc, mb := sc/float64(nc), sb/float64(nb)
-		e = make([]float64, R)
-		for r := range R {
-			if d.isCandidate(r) {
-				e[r] = v[r] - mc
-			} else {
-				e[r] = v[r] - mb
-			}
-		}
-		return e, mc - mb
-	}
+	fit := newDesignFit(d, m.trendFrom > 0 && R >= m.trendFrom)
+	k := fit.k // variance of a cell's estimate, per unit residual variance of a round
+	resid := fit.resid
+	P := float64(fit.params)
 	L := len(live)
 	ey, dy := make([][]float64, L), make([]float64, L)
 	ex, dx := make([][]float64, L), make([]float64, L)
@@ -244,7 +230,7 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 	switch pool {
 	case perCell:
 		for i := range live {
-			if df := float64(R-2) - lostDF; df > 0 {
+			if df := float64(R) - P - lostDF; df > 0 {
 				variance[i], dfs[i] = k*ss(i)/df, df
 			}
 		}
@@ -253,7 +239,7 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 		for i := range live {
 			total += ss(i)
 		}
-		if df := float64(L*(R-2)) - lostDF; df > 0 {
+		if df := float64(L)*(float64(R)-P) - lostDF; df > 0 {
 			s2 := total / df
 			for i := range live {
 				variance[i], dfs[i] = s2*k, df
@@ -263,8 +249,9 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			}
 		}
 	case twoStrata:
-		// Split-plot strata: the round residual averaged over the group's cells (R-2 df)
-		// and each cell's deviation from that average ((L-1)(R-2) df). A cell's estimate
+		// Split-plot strata: the round residual averaged over the group's cells (R-P df for
+		// P parameters per cell) and each cell's deviation from that average ((L-1)(R-P)
+		// df). A cell's estimate
 		// carries the whole common part and its own part, so its variance is
 		// k*(MS_common/L + MS_dev*(1-1/L)), with Satterthwaite's degrees of freedom.
 		fl := float64(L)
@@ -284,8 +271,8 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 				ssDev += dv * dv
 			}
 		}
-		dfCommon := float64(R - 2)
-		dfDev := (fl-1)*float64(R-2) - lostDF
+		dfCommon := float64(R) - P
+		dfDev := (fl-1)*(float64(R)-P) - lostDF
 		if dfCommon > 0 && dfDev > 0 {
 			msCommon, msDev := ssCommon/dfCommon, ssDev/dfDev
 			a, b := msCommon/fl, msDev*(1-1/fl)
@@ -340,4 +327,124 @@ func (trialRankSum) test(d design, cells []obs, alpha float64) ([]cellTest, []st
 		out[c] = cellTest{est: est, lo: lo, hi: hi, p: mannWhitney(base, cand), ok: true}
 	}
 	return out, nil
+}
+
+// designFit is the least-squares fit of one cell's round series on the experiment's design:
+// a mean per variant and, optionally, a linear trend in the round index. Every cell shares
+// the design, so the fit is computed once per group.
+type designFit struct {
+	x      [][]float64 // R rows of params columns
+	coef   [][]float64 // (X'X)^-1 X': params rows of R columns
+	k      float64     // variance of the candidate-minus-baseline estimate per unit variance
+	params int
+}
+
+func newDesignFit(d design, trend bool) designFit {
+	R := len(d.order)
+	params := 2
+	if trend && R > 3 {
+		params = 3
+	}
+	x := make([][]float64, R)
+	mid := float64(R-1) / 2
+	for r := range R {
+		x[r] = make([]float64, params)
+		if d.isCandidate(r) {
+			x[r][1] = 1
+		} else {
+			x[r][0] = 1
+		}
+		if params == 3 {
+			x[r][2] = float64(r) - mid
+		}
+	}
+	xtx := make([][]float64, params)
+	for i := range xtx {
+		xtx[i] = make([]float64, params)
+		for j := range params {
+			for r := range R {
+				xtx[i][j] += x[r][i] * x[r][j]
+			}
+		}
+	}
+	inv, ok := invert(xtx)
+	if !ok {
+		if params == 3 {
+			return newDesignFit(d, false)
+		}
+		return designFit{x: x, params: params, k: math.NaN()}
+	}
+	coef := make([][]float64, params)
+	for i := range coef {
+		coef[i] = make([]float64, R)
+		for r := range R {
+			for j := range params {
+				coef[i][r] += inv[i][j] * x[r][j]
+			}
+		}
+	}
+	// c = (-1, 1, 0): the candidate mean minus the baseline mean.
+	k := inv[0][0] + inv[1][1] - inv[0][1] - inv[1][0]
+	return designFit{x: x, coef: coef, k: k, params: params}
+}
+
+// resid returns the residuals of v after the fit and the candidate-minus-baseline estimate.
+func (f designFit) resid(v []float64) (e []float64, diff float64) {
+	R := len(v)
+	beta := make([]float64, f.params)
+	for i := range beta {
+		for r := range R {
+			beta[i] += f.coef[i][r] * v[r]
+		}
+	}
+	e = make([]float64, R)
+	for r := range R {
+		e[r] = v[r]
+		for j := range f.params {
+			e[r] -= f.x[r][j] * beta[j]
+		}
+	}
+	return e, beta[1] - beta[0]
+}
+
+// invert inverts a small symmetric positive-definite matrix by Gauss-Jordan elimination with
+// partial pivoting; ok is false when it is singular.
+func invert(a [][]float64) ([][]float64, bool) {
+	n := len(a)
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, 2*n)
+		copy(m[i], a[i])
+		m[i][n+i] = 1
+	}
+	for col := range n {
+		piv := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(m[r][col]) > math.Abs(m[piv][col]) {
+				piv = r
+			}
+		}
+		if math.Abs(m[piv][col]) < 1e-12 {
+			return nil, false
+		}
+		m[col], m[piv] = m[piv], m[col]
+		p := m[col][col]
+		for j := range m[col] {
+			m[col][j] /= p
+		}
+		for r := range n {
+			if r == col {
+				continue
+			}
+			f := m[r][col]
+			for j := range m[r] {
+				m[r][j] -= f * m[col][j]
+			}
+		}
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = m[i][n:]
+	}
+	return out, true
 }

@@ -196,6 +196,11 @@ func TestSimulationTable(t *testing.T) {
 		for _, blocks := range []int{1, 2, 3} {
 			fmt.Fprintln(out, simulateRow(t, sc, ABBA(blocks), chosen(), n, uint64(2000+10*i+blocks)).markdown(fmt.Sprint(4*blocks)))
 		}
+		noTrend := chosen().(roundModel)
+		noTrend.trendFrom = 0
+		for _, blocks := range []int{2, 3} {
+			fmt.Fprintln(out, simulateRow(t, sc, ABBA(blocks), noTrend, n, uint64(2000+10*i+blocks)).markdown(fmt.Sprintf("%d, no trend term", 4*blocks)))
+		}
 		fmt.Fprintln(out)
 	}
 
