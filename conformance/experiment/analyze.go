@@ -21,7 +21,8 @@ type Options struct {
 	// Alpha is the family-wise error rate over all cells (Holm), 0.05 by default.
 	Alpha float64
 	// Threshold is the practical threshold: a significant change of the candidate/baseline
-	// ratio smaller than this fraction (0.02 = 2%) counts as no change.
+	// ratio smaller than this fraction (0.02 = 2%) counts as no change. Zero means the
+	// default; to count every significant change, give a tiny positive value.
 	Threshold float64
 
 	// NativeWeight is the weight of the native engines as controls: each round's mean log

@@ -18,7 +18,7 @@ const DefaultNativeWeight = 0.5
 // the round index. The ABBA contrast is orthogonal to such a trend, so the estimate does not
 // change; the trend only leaves the residual variance, where a steady drift otherwise
 // swamps it as rounds accumulate (SIMULATION.md: under a 2%/round trend, one 5% regression
-// over 12 rounds is named 2% of the time without the term, 53% with it). Below 8 rounds the
+// over 12 rounds is named 1.5% of the time without the term, 52% with it). Below 8 rounds the
 // degree of freedom it costs each cell is dearer than what it buys.
 const trendFrom = 8
 
