@@ -1,0 +1,355 @@
+package experiment
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultAlpha     = 0.05
+	DefaultThreshold = 0.02
+)
+
+// Options tunes the analysis. The zero value means the defaults.
+type Options struct {
+	// Alpha is the family-wise error rate over all cells (Holm), 0.05 by default.
+	Alpha float64
+	// Threshold is the practical threshold: a significant change of the candidate/baseline
+	// ratio smaller than this fraction (0.02 = 2%) counts as no change. Zero means the
+	// default; to count every significant change, give a tiny positive value.
+	Threshold float64
+
+	// NativeWeight is the weight of the native engines as controls: each round's mean log
+	// p50 of the variant is reduced by this weight times the natives' mean log p50 in the
+	// same round. nil means DefaultNativeWeight; 0 ignores the natives. Choose it before the
+	// experiment (Noise.NativeWeight from recorded A/A runs), never from its results.
+	NativeWeight *float64
+
+	// method overrides the test, for the simulator's comparison of candidates.
+	method method
+}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.method == nil {
+		o.method = o.roundMethod()
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return fmt.Errorf("experiment: alpha %v outside (0, 1)", o.Alpha)
+	}
+	if !(o.Threshold >= 0 && o.Threshold < 1) {
+		return fmt.Errorf("experiment: threshold %v outside [0, 1)", o.Threshold)
+	}
+	if w := o.NativeWeight; w != nil && !(*w >= 0 && *w <= 1) {
+		return fmt.Errorf("experiment: native weight %v outside [0, 1]", *w)
+	}
+	return nil
+}
+
+// Class is a cell's outcome.
+type Class string
+
+// The classes of a cell.
+const (
+	Improved  Class = "improved"
+	Regressed Class = "regressed"
+	NoChange  Class = "no-change"
+)
+
+// Marker is the class's mark in report tables: an arrow for the direction latency moved,
+// "~" for no change.
+func (c Class) Marker() string {
+	switch c {
+	case Improved:
+		return "▼"
+	case Regressed:
+		return "▲"
+	}
+	return "~"
+}
+
+// Verdict is the experiment's decision.
+type Verdict string
+
+// The verdicts.
+const (
+	Adopt         Verdict = "adopt"
+	Reject        Verdict = "reject"
+	NoChangeFound Verdict = "no-change"
+)
+
+// Spread is a variant's trial p50s in one cell: their median (the cell's figure, as DESIGN
+// defines it) and range, over Trials trials.
+type Spread struct {
+	Median, Min, Max time.Duration
+	Trials           int
+}
+
+// CellResult is one cell's comparison.
+type CellResult struct {
+	Key                 CellKey
+	Baseline, Candidate Spread
+	// Natives holds, per native engine, its spread in the baseline rounds and in the
+	// candidate rounds.
+	Natives map[string][2]Spread
+	// Ratio estimates candidate/baseline latency; [Low, High] is its interval at 1-Alpha
+	// (per cell, not adjusted for the number of cells). NaN when the cell could not be
+	// tested.
+	Ratio, Low, High float64
+	// P is the cell's two-sided p-value; PHolm the Holm-adjusted one, compared with Alpha.
+	P, PHolm float64
+	// Significant reports PHolm <= Alpha.
+	Significant bool
+	Class       Class
+	// Note says why a cell could not be tested.
+	Note string
+}
+
+// Change is Ratio-1 as a signed fraction: +0.05 is 5% slower.
+func (c CellResult) Change() float64 { return c.Ratio - 1 }
+
+// Result is a paired experiment's analysis.
+type Result struct {
+	// Method names the estimator and the test; reports print it.
+	Method           string
+	Order            []Variant
+	Alpha, Threshold float64
+	Cells            []CellResult
+	Verdict          Verdict
+	// Reasons explains the verdict: every regressed cell with its size and p-value, every
+	// variant with failed checks.
+	Reasons  []string
+	Failures map[Variant]int
+	// NativeFaster counts, per variant and native engine, the cells in which that native's
+	// median trial p50 (over the variant's rounds) was below the variant's.
+	NativeFaster map[Variant]map[string]int
+	// Rounds says what the rounds can and cannot support (see RoundsReport).
+	Rounds RoundsReport
+	// Warnings are caveats a user can act on.
+	Warnings []string
+}
+
+// Analyze compares candidate with baseline in every cell and decides the verdict: reject
+// when a variant failed any check or a cell regressed significantly beyond the threshold;
+// adopt when both variants passed every check, no cell regressed and at least one improved;
+// no-change otherwise.
+func Analyze(in Input, opts Options) (*Result, error) { return analyze(in, opts, true) }
+
+// analyze is Analyze; describe false skips the descriptive spreads, the natives' counts and
+// the rounds report, which the simulator does not need and which cost most of an analysis's
+// time. The cells' tests, classes and the verdict are the same either way.
+func analyze(in Input, opts Options, describe bool) (*Result, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	d, cells, warnings, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	tests, mw := opts.method.test(d, cells, opts.Alpha)
+	warnings = append(warnings, mw...)
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = math.NaN()
+		if t.ok {
+			ps[i] = t.p
+		}
+	}
+	adj := holm(ps)
+	res := &Result{
+		Method:    Method(opts),
+		Order:     slices.Clone(d.order),
+		Alpha:     opts.Alpha,
+		Threshold: opts.Threshold,
+		Failures:  map[Variant]int{Baseline: in.Failures[Baseline], Candidate: in.Failures[Candidate]},
+		Warnings:  warnings,
+	}
+	for i, c := range in.Cells {
+		t := tests[i]
+		cr := CellResult{Key: c.Key, Class: NoChange, Note: t.note,
+			Ratio: math.Exp(t.est), Low: math.Exp(t.lo), High: math.Exp(t.hi), P: ps[i], PHolm: adj[i]}
+		if !t.ok {
+			cr.Ratio, cr.Low, cr.High = math.NaN(), math.NaN(), math.NaN()
+		}
+		if describe {
+			cr.Baseline, cr.Candidate = spreads(c, Baseline), spreads(c, Candidate)
+			cr.Natives = nativeSpreads(c)
+		}
+		cr.Significant = t.ok && adj[i] <= opts.Alpha
+		if cr.Significant {
+			switch {
+			case cr.Ratio > 1+opts.Threshold:
+				cr.Class = Regressed
+			case cr.Ratio < 1-opts.Threshold:
+				cr.Class = Improved
+			}
+		}
+		res.Cells = append(res.Cells, cr)
+	}
+	if describe {
+		res.NativeFaster = nativeFaster(res.Cells)
+		res.Rounds = roundsReport(d, tests, opts.Alpha)
+		res.Warnings = append(res.Warnings, res.Rounds.Warnings...)
+	}
+	res.Verdict, res.Reasons = decide(res)
+	return res, nil
+}
+
+func decide(res *Result) (Verdict, []string) {
+	var reasons []string
+	for _, v := range []Variant{Baseline, Candidate} {
+		if n := res.Failures[v]; n > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s: %d response(s) failed the check", v, n))
+		}
+	}
+	improved := 0
+	for _, c := range res.Cells {
+		switch c.Class {
+		case Regressed:
+			reasons = append(reasons, fmt.Sprintf("%v regressed %+.1f%% (ratio %.3f, %.0f%% interval %.3f-%.3f, p=%.2g, Holm p=%.2g)",
+				c.Key, 100*c.Change(), c.Ratio, 100*(1-res.Alpha), c.Low, c.High, c.P, c.PHolm))
+		case Improved:
+			improved++
+		}
+	}
+	if len(reasons) > 0 {
+		return Reject, reasons
+	}
+	if improved > 0 {
+		reasons := []string{fmt.Sprintf("%d cell(s) improved, none regressed, every response of both variants passed the check", improved)}
+		for _, c := range res.Cells {
+			if c.Class != Regressed && c.High > 1+res.Threshold {
+				reasons = append(reasons, fmt.Sprintf("but %v is not shown free of a regression: its interval reaches %+.1f%%", c.Key, 100*(c.High-1)))
+			}
+		}
+		return Adopt, reasons
+	}
+	return NoChangeFound, []string{fmt.Sprintf("no cell changed significantly by more than %.0f%%", 100*res.Threshold)}
+}
+
+func spreads(c Cell, v Variant) Spread {
+	var all []time.Duration
+	for _, r := range c.Rounds {
+		if r.Variant == v {
+			all = append(all, positive(r.Trials)...)
+		}
+	}
+	return spreadOf(all)
+}
+
+func nativeSpreads(c Cell) map[string][2]Spread {
+	names := make(map[string]bool)
+	for _, r := range c.Rounds {
+		for n := range r.Natives {
+			names[n] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	out := make(map[string][2]Spread, len(names))
+	for n := range names {
+		var b, cd []time.Duration
+		for _, r := range c.Rounds {
+			if r.Variant == Baseline {
+				b = append(b, positive(r.Natives[n])...)
+			} else {
+				cd = append(cd, positive(r.Natives[n])...)
+			}
+		}
+		out[n] = [2]Spread{spreadOf(b), spreadOf(cd)}
+	}
+	return out
+}
+
+func positive(ds []time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, d := range ds {
+		if d > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// spreadOf takes the median by the same type 7 definition as package stats.
+func spreadOf(ds []time.Duration) Spread {
+	if len(ds) == 0 {
+		return Spread{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	f := make([]float64, len(s))
+	for i, d := range s {
+		f[i] = float64(d)
+	}
+	return Spread{Median: time.Duration(math.Round(quantileSortedFloat(f, 0.5))), Min: s[0], Max: s[len(s)-1], Trials: len(s)}
+}
+
+func nativeFaster(cells []CellResult) map[Variant]map[string]int {
+	out := map[Variant]map[string]int{}
+	for _, c := range cells {
+		for name, sp := range c.Natives {
+			for i, v := range []Variant{Baseline, Candidate} {
+				own := c.Baseline
+				if v == Candidate {
+					own = c.Candidate
+				}
+				if out[v] == nil {
+					out[v] = map[string]int{}
+				}
+				if _, ok := out[v][name]; !ok {
+					out[v][name] = 0
+				}
+				if sp[i].Trials > 0 && own.Trials > 0 && sp[i].Median < own.Median {
+					out[v][name]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// String renders the result as plain text: the method, one line per cell, the verdict and
+// its reasons, the warnings.
+func (r *Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "method: %s\n", r.Method)
+	fmt.Fprintf(&b, "rounds: %v; alpha %.2f (Holm over %d cells); threshold %.1f%%\n", r.Order, r.Alpha, len(r.Cells), 100*r.Threshold)
+	for _, c := range r.Cells {
+		fmt.Fprintf(&b, "%-12s %s %-9s base %v cand %v ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
+			c.Key, c.Class.Marker(), c.Class, c.Baseline.Median, c.Candidate.Median, c.Ratio, c.Low, c.High, c.P, c.PHolm)
+	}
+	for _, v := range []Variant{Baseline, Candidate} {
+		names := slices.Sorted(maps.Keys(r.NativeFaster[v]))
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s faster than %s in %d of %d cells\n", n, v, r.NativeFaster[v][n], len(r.Cells))
+		}
+	}
+	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
+	for _, s := range r.Reasons {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	ws := slices.Clone(r.Warnings)
+	sort.Strings(ws)
+	for _, w := range ws {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}

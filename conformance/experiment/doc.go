@@ -1,0 +1,20 @@
+// Package experiment gates a change. It takes a paired experiment's trial p50s per cell and
+// round (baseline and candidate rounds in ABBA order, with the native engines measured in
+// the same rounds) and the check failures of each variant, compares candidate with baseline
+// in every cell, and hands the report a verdict: adopt, reject (naming every regressed cell
+// with its size and p-value) or no-change. Compare does the same statistics for two
+// separate runs, where the trials are the only replication. It also holds the simulator
+// that proves the method (Simulate, SIMULATION.md) and reads recorded A/A runs to estimate a
+// machine's noise (ReadAA, EstimateNoise).
+//
+// It is opinionated. Trials of one round share that round's conditions, so they are not
+// independent samples: the unit is the round. The estimator is the ratio of geometric means
+// of trial p50s from round means of log p50, each round adjusted by the natives measured in
+// it; the test is Student's t on round means with the residual variance pooled over the
+// cells at one client count and a round effect common to those cells estimated apart
+// (Satterthwaite df); Holm controls the family-wise error over cells at 0.05, and changes
+// under 2% count as none (Method prints all of this). With the lab's four rounds no
+// assumption-free test can conclude, and the result says so, with the rounds that would be
+// needed. It does no timing and no I/O beyond the io.Reader ReadAA is given; it does not
+// decide whether two runs may be compared at all (methodology tags are the caller's).
+package experiment

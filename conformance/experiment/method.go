@@ -1,0 +1,450 @@
+package experiment
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+)
+
+// cellTest is one cell's comparison on the log scale: est is the log of the
+// candidate/baseline ratio with standard error se on df degrees of freedom, [lo, hi] its
+// interval at 1-alpha, p the raw two-sided p-value. ok is false when the cell could not be
+// tested (note says why).
+type cellTest struct {
+	est, se, df float64
+	lo, hi      float64
+	p           float64
+	ok          bool
+	note        string
+}
+
+// method is a per-cell test over an experiment. The analysis uses roundModel with the
+// settings of Options; the other settings and trialRankSum exist so the simulator can show,
+// through the same code path, why they were not chosen.
+type method interface {
+	name() string
+	test(d design, cells []obs, alpha float64) ([]cellTest, []string)
+}
+
+// nativeUse says how a round's native engines enter the model.
+type nativeUse int
+
+const (
+	// nativesIgnored: the variant's round means alone.
+	nativesIgnored nativeUse = iota
+	// nativesFixed: each round's variant mean minus weight times the natives' mean, a
+	// weight fixed before the experiment (1 divides the variant's latency by the natives').
+	nativesFixed
+	// nativesFitted: the natives' round mean as a covariate whose slope is fitted by least
+	// squares within each pooling group (analysis of covariance). Rejected: with four rounds
+	// the slope overfits round effects common to the cells (see SIMULATION.md).
+	nativesFitted
+)
+
+// pooling says where the residual variance of round means is estimated.
+type pooling int
+
+const (
+	// perCell: from each cell's own rounds (R-2 degrees of freedom).
+	perCell pooling = iota
+	// pooledCells: one variance from the rounds of all cells of a group, which assumes the
+	// cells' round effects are independent.
+	pooledCells
+	// twoStrata: a round effect common to the cells of a group is estimated apart from the
+	// cells' own (a split-plot analysis); their sum has Satterthwaite's degrees of freedom.
+	twoStrata
+)
+
+// roundModel is the round-level linear model of log p50.
+//
+// Each round of a cell is summarised by the mean of its variant's log trial p50s, so the
+// trials of a round, which share its conditions, count once. With natives, the response is
+// that mean minus weight times the natives' mean log p50 in the same round. A cell's effect
+// is the difference of its candidate and baseline round means (with ABBA orders this
+// contrast cancels linear drift), tested with Student's t against the residual variance of
+// the round means, pooled over the cells of a group: the cells at one client count
+// (byClient) or all cells. Under twoStrata, the residual is split into a part common to the
+// group's cells in a round (machine drift, a restart) and the cells' own part.
+type roundModel struct {
+	natives  nativeUse
+	weight   float64
+	pool     pooling
+	byClient bool
+	// trendFrom, when positive, adds a linear trend in the round index to each cell's
+	// model from that many rounds on.
+	trendFrom int
+}
+
+func (m roundModel) name() string {
+	n := ""
+	switch m.natives {
+	case nativesFixed:
+		n = fmt.Sprintf(", natives weight %.2g", m.weight)
+	case nativesFitted:
+		n = ", natives slope fitted"
+	}
+	if m.trendFrom > 0 {
+		n += fmt.Sprintf(", trend from %d rounds", m.trendFrom)
+	}
+	p := map[pooling]string{perCell: "per cell", pooledCells: "pooled", twoStrata: "two strata"}[m.pool]
+	if m.pool != perCell {
+		if m.byClient {
+			p += " by client count"
+		} else {
+			p += " over all cells"
+		}
+	}
+	return "round t (" + p + n + ")"
+}
+
+func (m roundModel) test(d design, cells []obs, alpha float64) ([]cellTest, []string) {
+	var warnings []string
+	out := make([]cellTest, len(cells))
+	if d.count(Candidate) == 0 || d.count(Baseline) == 0 {
+		for i := range out {
+			out[i] = untested("both variants need at least one round")
+		}
+		return out, warnings
+	}
+	use := m.natives
+	if use != nativesIgnored {
+		for _, o := range cells {
+			if len(o.natives) == 0 {
+				warnings = append(warnings, fmt.Sprintf("cell %v has no native engine measured in every round: natives not used as controls in any cell", o.key))
+				use = nativesIgnored
+				break
+			}
+		}
+	}
+	groups := make(map[int][]int)
+	var keys []int
+	for c, o := range cells {
+		if r := slices.IndexFunc(o.trials, func(t []float64) bool { return len(t) == 0 }); r >= 0 {
+			out[c] = untested(fmt.Sprintf("round %d has no trial p50", r+1))
+			continue
+		}
+		g := 0
+		if m.byClient {
+			g = o.key.Clients
+		}
+		if _, ok := groups[g]; !ok {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], c)
+	}
+	slices.Sort(keys)
+	for _, g := range keys {
+		m.fitGroup(use, d, cells, groups[g], out)
+	}
+	quantiles := make(map[float64]float64)
+	for c, t := range out {
+		if !t.ok {
+			continue
+		}
+		q, ok := quantiles[t.df]
+		if !ok {
+			q = studentQuantile(1-alpha/2, t.df)
+			quantiles[t.df] = q
+		}
+		out[c].p = studentTwoSidedP(t.est/t.se, t.df)
+		out[c].lo, out[c].hi = t.est-q*t.se, t.est+q*t.se
+	}
+	return out, warnings
+}
+
+func untested(note string) cellTest {
+	nan := math.NaN()
+	return cellTest{note: note, est: nan, se: nan, df: nan, lo: nan, hi: nan, p: nan}
+}
+
+// fitGroup fits the round model to the cells of one pooling group (indices live into
+// cells) and fills their est, se and df.
+func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, out []cellTest) {
+	R := len(d.order)
+	fit := newDesignFit(d, m.trendFrom > 0 && R >= m.trendFrom)
+	k := fit.k // variance of a cell's estimate, per unit residual variance of a round
+	resid := fit.resid
+	P := float64(fit.params)
+	L := len(live)
+	ey, dy := make([][]float64, L), make([]float64, L)
+	ex, dx := make([][]float64, L), make([]float64, L)
+	for i, c := range live {
+		o := cells[c]
+		y := make([]float64, R)
+		for r := range R {
+			y[r] = mean(o.trials[r])
+		}
+		ey[i], dy[i] = resid(y)
+		if use == nativesIgnored {
+			continue
+		}
+		names := slices.Sorted(maps.Keys(o.natives))
+		x := make([]float64, R)
+		for _, n := range names {
+			for r := range R {
+				x[r] += mean(o.natives[n][r]) / float64(len(names))
+			}
+		}
+		ex[i], dx[i] = resid(x)
+	}
+	beta, lostDF := 0.0, 0.0
+	var sxx float64
+	switch use {
+	case nativesFixed:
+		beta = m.weight
+	case nativesFitted:
+		var sxy float64
+		for i := range live {
+			for r := range R {
+				sxy += ey[i][r] * ex[i][r]
+				sxx += ex[i][r] * ex[i][r]
+			}
+		}
+		if sxx > 0 {
+			beta, lostDF = sxy/sxx, 1
+		}
+	}
+	e := make([][]float64, L)
+	for i := range live {
+		e[i] = slices.Clone(ey[i])
+		if use != nativesIgnored {
+			for r := range R {
+				e[i][r] -= beta * ex[i][r]
+			}
+		}
+	}
+	ss := func(i int) float64 {
+		var s float64
+		for _, v := range e[i] {
+			s += v * v
+		}
+		return s
+	}
+	variance := make([]float64, L)
+	dfs := make([]float64, L)
+	pool := m.pool
+	if L == 1 && pool == twoStrata {
+		pool = perCell // one cell is its own common stratum
+	}
+	switch pool {
+	case perCell:
+		for i := range live {
+			if df := float64(R) - P - lostDF; df > 0 {
+				variance[i], dfs[i] = k*ss(i)/df, df
+			}
+		}
+	case pooledCells:
+		var total float64
+		for i := range live {
+			total += ss(i)
+		}
+		if df := float64(L)*(float64(R)-P) - lostDF; df > 0 {
+			s2 := total / df
+			for i := range live {
+				variance[i], dfs[i] = s2*k, df
+				if lostDF > 0 {
+					variance[i] += s2 * dx[i] * dx[i] / sxx
+				}
+			}
+		}
+	case twoStrata:
+		// Split-plot strata: the round residual averaged over the group's cells (R-P df for
+		// P parameters per cell) and each cell's deviation from that average ((L-1)(R-P)
+		// df). A cell's estimate
+		// carries the whole common part and its own part, so its variance is
+		// k*(MS_common/L + MS_dev*(1-1/L)), with Satterthwaite's degrees of freedom.
+		fl := float64(L)
+		common := make([]float64, R)
+		for i := range live {
+			for r := range R {
+				common[r] += e[i][r] / fl
+			}
+		}
+		var ssCommon, ssDev float64
+		for r := range R {
+			ssCommon += fl * common[r] * common[r]
+		}
+		for i := range live {
+			for r := range R {
+				dv := e[i][r] - common[r]
+				ssDev += dv * dv
+			}
+		}
+		dfCommon := float64(R) - P
+		dfDev := (fl-1)*(float64(R)-P) - lostDF
+		if dfCommon > 0 && dfDev > 0 {
+			msCommon, msDev := ssCommon/dfCommon, ssDev/dfDev
+			a, b := msCommon/fl, msDev*(1-1/fl)
+			s2 := a + b
+			df := s2 * s2 / (a*a/dfCommon + b*b/dfDev)
+			for i := range live {
+				variance[i], dfs[i] = s2*k, df
+				if lostDF > 0 {
+					variance[i] += msDev * dx[i] * dx[i] / sxx
+				}
+			}
+		}
+	}
+	for i, c := range live {
+		est := dy[i]
+		if use != nativesIgnored {
+			est -= beta * dx[i]
+		}
+		if dfs[i] <= 0 || !(variance[i] > 0) {
+			out[c] = untested("no residual variance between rounds: too few rounds, or identical round means")
+			out[c].est = est
+			continue
+		}
+		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], ok: true}
+	}
+}
+
+// trialRankSum is the test DESIGN first sketched and the simulation rejects: a Mann-Whitney
+// U test over all trial p50s of each variant, as if trials were independent, with the
+// Hodges-Lehmann shift as the estimate. Trials of one round share that round's conditions,
+// so under drift between rounds it overstates significance.
+type trialRankSum struct{}
+
+func (trialRankSum) name() string { return "Mann-Whitney U over trial p50s (trials as independent)" }
+
+func (trialRankSum) test(d design, cells []obs, alpha float64) ([]cellTest, []string) {
+	out := make([]cellTest, len(cells))
+	for c, o := range cells {
+		var base, cand []float64
+		for r, ts := range o.trials {
+			if d.isCandidate(r) {
+				cand = append(cand, ts...)
+			} else {
+				base = append(base, ts...)
+			}
+		}
+		if len(base) == 0 || len(cand) == 0 {
+			out[c] = untested("a variant has no trial p50")
+			continue
+		}
+		est, lo, hi, _ := hodgesLehmann(base, cand, alpha)
+		out[c] = cellTest{est: est, lo: lo, hi: hi, p: mannWhitney(base, cand), ok: true}
+	}
+	return out, nil
+}
+
+// designFit is the least-squares fit of one cell's round series on the experiment's design:
+// a mean per variant and, optionally, a linear trend in the round index. Every cell shares
+// the design, so the fit is computed once per group.
+type designFit struct {
+	x      [][]float64 // R rows of params columns
+	coef   [][]float64 // (X'X)^-1 X': params rows of R columns
+	k      float64     // variance of the candidate-minus-baseline estimate per unit variance
+	params int
+}
+
+func newDesignFit(d design, trend bool) designFit {
+	R := len(d.order)
+	params := 2
+	if trend && R > 3 {
+		params = 3
+	}
+	x := make([][]float64, R)
+	mid := float64(R-1) / 2
+	for r := range R {
+		x[r] = make([]float64, params)
+		if d.isCandidate(r) {
+			x[r][1] = 1
+		} else {
+			x[r][0] = 1
+		}
+		if params == 3 {
+			x[r][2] = float64(r) - mid
+		}
+	}
+	xtx := make([][]float64, params)
+	for i := range xtx {
+		xtx[i] = make([]float64, params)
+		for j := range params {
+			for r := range R {
+				xtx[i][j] += x[r][i] * x[r][j]
+			}
+		}
+	}
+	inv, ok := invert(xtx)
+	if !ok {
+		if params == 3 {
+			return newDesignFit(d, false)
+		}
+		return designFit{x: x, params: params, k: math.NaN()}
+	}
+	coef := make([][]float64, params)
+	for i := range coef {
+		coef[i] = make([]float64, R)
+		for r := range R {
+			for j := range params {
+				coef[i][r] += inv[i][j] * x[r][j]
+			}
+		}
+	}
+	// c = (-1, 1, 0): the candidate mean minus the baseline mean.
+	k := inv[0][0] + inv[1][1] - inv[0][1] - inv[1][0]
+	return designFit{x: x, coef: coef, k: k, params: params}
+}
+
+// resid returns the residuals of v after the fit and the candidate-minus-baseline estimate.
+func (f designFit) resid(v []float64) (e []float64, diff float64) {
+	R := len(v)
+	beta := make([]float64, f.params)
+	for i := range beta {
+		for r := range R {
+			beta[i] += f.coef[i][r] * v[r]
+		}
+	}
+	e = make([]float64, R)
+	for r := range R {
+		e[r] = v[r]
+		for j := range f.params {
+			e[r] -= f.x[r][j] * beta[j]
+		}
+	}
+	return e, beta[1] - beta[0]
+}
+
+// invert inverts a small symmetric positive-definite matrix by Gauss-Jordan elimination with
+// partial pivoting; ok is false when it is singular.
+func invert(a [][]float64) ([][]float64, bool) {
+	n := len(a)
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, 2*n)
+		copy(m[i], a[i])
+		m[i][n+i] = 1
+	}
+	for col := range n {
+		piv := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(m[r][col]) > math.Abs(m[piv][col]) {
+				piv = r
+			}
+		}
+		if math.Abs(m[piv][col]) < 1e-12 {
+			return nil, false
+		}
+		m[col], m[piv] = m[piv], m[col]
+		p := m[col][col]
+		for j := range m[col] {
+			m[col][j] /= p
+		}
+		for r := range n {
+			if r == col {
+				continue
+			}
+			f := m[r][col]
+			for j := range m[r] {
+				m[r][j] -= f * m[col][j]
+			}
+		}
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = m[i][n:]
+	}
+	return out, true
+}

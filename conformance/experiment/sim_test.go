@@ -1,0 +1,264 @@
+package experiment
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	simTable = flag.Bool("sim", false, "print the full simulation tables of SIMULATION.md (takes minutes)")
+	simN     = flag.Int("simN", 2000, "experiments per row of the -sim tables")
+)
+
+// scenario is a noise model the simulation tables and tests run.
+type scenario struct {
+	name  string
+	noise Noise
+	scale []float64 // per-cell noise multipliers
+}
+
+var scenarios = []scenario{
+	{"colleague: 3% trial, 2% drift private to each target and cell", ColleagueNoise, nil},
+	{"drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 1}, nil},
+	{"half the drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 0.5}, nil},
+	{"variant drift common to all cells (a restart)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1}, nil},
+	{"machine drift: common to all cells and targets", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1, NativeShare: 1}, nil},
+	{"linear trend 2%/round plus colleague noise", Noise{TrialNoise: 0.03, RoundDrift: 0.02, Trend: 0.02}, nil},
+	{"8-client cells twice as noisy", ColleagueNoise, []float64{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}},
+	{"heavy-tailed trials (t, 3 df)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, TrialTailDF: 3}, nil},
+}
+
+// row is one line of a simulation table: A/A rates and power.
+type row struct {
+	aaReject, aaAny                 float64
+	one10, all10, all10cells, one05 float64
+	all05, all05cells               float64
+}
+
+func simulateRow(t testing.TB, sc scenario, order []Variant, m method, n int, seed uint64) row {
+	t.Helper()
+	run := func(effects []float64) SimResult {
+		r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Order: order, Effects: effects,
+			Experiments: n, Seed: seed, Options: Options{method: m}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	one := func(e float64) []float64 { return []float64{e} }
+	all := func(e float64) []float64 {
+		out := make([]float64, 10)
+		for i := range out {
+			out[i] = e
+		}
+		return out
+	}
+	cells := func(r SimResult) float64 {
+		f := 0
+		for _, x := range r.Flagged {
+			f += x
+		}
+		return r.Rate(f) / float64(len(r.Flagged))
+	}
+	var w row
+	aa := run(nil)
+	w.aaReject, w.aaAny = aa.Rate(aa.Verdicts[Reject]), aa.Rate(aa.AnySignificant)
+	r := run(one(1.10))
+	w.one10 = r.Rate(r.Flagged[0])
+	r = run(all(1.10))
+	w.all10, w.all10cells = r.Rate(r.Verdicts[Reject]), cells(r)
+	r = run(one(1.05))
+	w.one05 = r.Rate(r.Flagged[0])
+	r = run(all(1.05))
+	w.all05, w.all05cells = r.Rate(r.Verdicts[Reject]), cells(r)
+	return w
+}
+
+func (w row) markdown(label string) string {
+	p := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
+	return fmt.Sprintf("| %s | %s | %s | %s | %s (%s) | %s | %s (%s) |", label, p(w.aaReject), p(w.aaAny),
+		p(w.one10), p(w.all10), p(w.all10cells), p(w.one05), p(w.all05), p(w.all05cells))
+}
+
+const tableHeader = "| LABEL | A/A reject % | A/A any cell significant % | 10% slower, one cell: named % | 10% slower, all cells: reject % (cells named %) | 5% slower, one cell: named % | 5% slower, all cells: reject % (cells named %) |\n|---|---|---|---|---|---|---|"
+
+func chosen() method { return Options{}.withDefaults().method }
+
+// TestSimulatedAAFalseRejectRate is the proof the brief asks for: A/A experiments (no
+// effect) at the lab's settings, under several noise models, through Analyze with its
+// default method, are rejected at most 5% of the time. 400 experiments per scenario from a
+// fixed seed; the observed rates sit near 2%, far enough under 5% that no small change of
+// the code moves them over by chance.
+func TestSimulatedAAFalseRejectRate(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	for i, sc := range scenarios {
+		r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Experiments: n, Seed: uint64(100 + i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reject, anySig := r.Rate(r.Verdicts[Reject]), r.Rate(r.AnySignificant)
+		t.Logf("%-55s A/A reject %.1f%%, any cell significant %.1f%%", sc.name, 100*reject, 100*anySig)
+		if reject > 0.05 {
+			t.Errorf("%s: A/A experiments rejected %.1f%% of the time, want at most 5%%", sc.name, 100*reject)
+		}
+		// The test itself (before the 2% threshold) controls the family-wise error at 5%;
+		// 400 draws put the estimate within about 2 points of the truth.
+		if anySig > 0.07 {
+			t.Errorf("%s: some cell significant in %.1f%% of A/A experiments, want about 5%% at most", sc.name, 100*anySig)
+		}
+	}
+}
+
+// TestSimulatorCatchesTrialRankSum shows the simulation has teeth: the test DESIGN first
+// sketched (Mann-Whitney U over the six trial p50s, Holm over cells) fails it at the
+// colleague's noise, as the colleague found (about 11%).
+func TestSimulatorCatchesTrialRankSum(t *testing.T) {
+	r, err := Simulate(SimConfig{Noise: ColleagueNoise, Experiments: 400, Seed: 7, Options: Options{method: trialRankSum{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Rate(r.Verdicts[Reject]); got <= 0.06 {
+		t.Errorf("trial-level Mann-Whitney rejected %.1f%% of A/A experiments; the simulation should show it above 5%%", 100*got)
+	}
+}
+
+// TestSimulatedPower checks that the method finds what is there: a 10% slowdown of every
+// cell over 12 rounds is rejected almost always, and a 10% slowdown of one cell over 8
+// rounds is named most of the time.
+func TestSimulatedPower(t *testing.T) {
+	all := make([]float64, 10)
+	for i := range all {
+		all[i] = 1.10
+	}
+	r, err := Simulate(SimConfig{Noise: ColleagueNoise, Order: ABBA(3), Effects: all, Experiments: 100, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Rate(r.Verdicts[Reject]); got < 0.95 {
+		t.Errorf("10%% slower in every cell over 12 rounds rejected %.0f%% of the time, want at least 95%%", 100*got)
+	}
+	r, err = Simulate(SimConfig{Noise: ColleagueNoise, Order: ABBA(2), Effects: []float64{1.10}, Experiments: 200, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Rate(r.Flagged[0]); got < 0.70 {
+		t.Errorf("10%% slower in one cell over 8 rounds named %.0f%% of the time, want at least 70%%", 100*got)
+	}
+}
+
+// TestSimulationTable prints the tables of SIMULATION.md. Run it with
+//
+//	go test ./conformance/experiment -run TestSimulationTable -sim -v -timeout 1h
+func TestSimulationTable(t *testing.T) {
+	if !*simTable {
+		t.Skip("run with -sim to print the simulation tables")
+	}
+	out := io.Writer(os.Stdout)
+	n := *simN
+	fmt.Fprintf(out, "Experiments per cell of the tables: %d. Seeds fixed. Lab settings: 10 cells, 3 trials per round, 2 natives; percentages.\n\n", n)
+
+	candidates := []method{
+		trialRankSum{},
+		roundModel{natives: nativesIgnored, pool: perCell},
+		roundModel{natives: nativesIgnored, pool: pooledCells},
+		roundModel{natives: nativesIgnored, pool: twoStrata, byClient: true},
+		roundModel{natives: nativesFixed, weight: 1, pool: twoStrata, byClient: true},
+		roundModel{natives: nativesFitted, pool: pooledCells, byClient: true},
+		roundModel{natives: nativesFixed, weight: 0.5, pool: pooledCells, byClient: true},
+		chosen(),
+	}
+	fmt.Fprintf(out, "### Candidates at 4 rounds (ABBA)\n\n")
+	for i, sc := range scenarios {
+		fmt.Fprintf(out, "#### %s\n\n", sc.name)
+		fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "method", 1))
+		for _, m := range candidates {
+			label := m.name()
+			if m == chosen() {
+				label = "**" + label + " (chosen)**"
+			}
+			fmt.Fprintln(out, simulateRow(t, sc, ABBA(1), m, n, uint64(1000+i)).markdown(label))
+		}
+		fmt.Fprintln(out)
+	}
+
+	fmt.Fprintf(out, "### The chosen method by rounds\n\n")
+	for i, sc := range scenarios {
+		fmt.Fprintf(out, "#### %s\n\n", sc.name)
+		fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "rounds", 1))
+		for _, blocks := range []int{1, 2, 3} {
+			fmt.Fprintln(out, simulateRow(t, sc, ABBA(blocks), chosen(), n, uint64(2000+10*i+blocks)).markdown(fmt.Sprint(4*blocks)))
+		}
+		noTrend := chosen().(roundModel)
+		noTrend.trendFrom = 0
+		for _, blocks := range []int{2, 3} {
+			fmt.Fprintln(out, simulateRow(t, sc, ABBA(blocks), noTrend, n, uint64(2000+10*i+blocks)).markdown(fmt.Sprintf("%d, no trend term", 4*blocks)))
+		}
+		fmt.Fprintln(out)
+	}
+
+	files, _ := filepath.Glob(filepath.Join("testdata", "aa-*.json"))
+	if len(files) > 0 {
+		fmt.Fprintf(out, "### Noise estimated from recorded A/A runs\n\n")
+	}
+	for i, f := range files {
+		est := estimateFile(t, f)
+		sc := scenario{name: filepath.Base(f), noise: est.Noise}
+		w := est.Noise.NativeWeight(2, 3)
+		fmt.Fprintf(out, "#### %s\n\n%s; best native weight for 2 natives x 3 trials: %.2f\n\n", sc.name, describeEstimate(est), w)
+		fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "rounds", 1))
+		for _, blocks := range []int{1, 2, 3} {
+			fmt.Fprintln(out, simulateRow(t, sc, ABBA(blocks), chosen(), n, uint64(3000+10*i+blocks)).markdown(fmt.Sprint(4*blocks)))
+		}
+		fmt.Fprintln(out)
+	}
+}
+
+func estimateFile(t testing.TB, path string) NoiseEstimate {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := ReadAA(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	est, err := EstimateNoise(a)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return est
+}
+
+func describeEstimate(e NoiseEstimate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d targets, %d cells, %d rounds: trial noise %.2f%% (%d df), round drift %.2f%% (%d df), native share %.2f, cell share %.2f",
+		e.Targets, e.Cells, e.Rounds, 100*e.Noise.TrialNoise, e.TrialDF, 100*e.Noise.RoundDrift, e.RoundDF, e.Noise.NativeShare, e.Noise.CellShare)
+	return b.String()
+}
+
+func BenchmarkAnalyzeLab(b *testing.B) {
+	in := labInput(0.02, 0.03)
+	for b.Loop() {
+		if _, err := Analyze(in, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSimulateAA(b *testing.B) {
+	for b.Loop() {
+		if _, err := Simulate(SimConfig{Noise: ColleagueNoise, Experiments: 100, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
