@@ -94,11 +94,11 @@ type field struct {
 	// unanalysable is set when a text value fell outside what standardTokens reproduces
 	// exactly; full-text queries on the field are then refused.
 	unanalysable bool
-	subfields   []*field
-	parent      *field // for a multi-field
-	dynamic     string // objects: "", "true", "false", "strict", "runtime"
-	data        *fieldData
-	ord         int // creation order
+	subfields    []*field
+	parent       *field // for a multi-field
+	dynamic      string // objects: "", "true", "false", "strict", "runtime"
+	data         *fieldData
+	ord          int // creation order
 }
 
 // mapping is an index's mapping.

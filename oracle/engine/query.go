@@ -14,7 +14,7 @@ import (
 type qnode interface{ kind() string }
 
 type (
-	qMatchAll struct{ boost float32 }
+	qMatchAll  struct{ boost float32 }
 	qMatchNone struct{}
 	qTerm      struct {
 		field           string
@@ -28,13 +28,13 @@ type (
 		boost  float32
 	}
 	qRange struct {
-		field              string
-		gt, gte, lt, lte   gjson.Result
-		hasLo, hasHi       bool
-		incLo, incHi       bool
-		lo, hi             gjson.Result
-		format, timeZone   string
-		boost              float32
+		field            string
+		gt, gte, lt, lte gjson.Result
+		hasLo, hasHi     bool
+		incLo, incHi     bool
+		lo, hi           gjson.Result
+		format, timeZone string
+		boost            float32
 	}
 	qExists struct {
 		field string
