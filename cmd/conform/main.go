@@ -62,6 +62,7 @@ type command struct {
 // commands is every subcommand, in the order `conform --help` lists them.
 var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
 	{"version", "print conform's version and revision", cmdVersion},
 }
 
