@@ -54,7 +54,7 @@ func (r *searchReq) window() (from, size int) {
 func queryShard(ix *index, r *searchReq) *shardOut {
 	out := &shardOut{ix: ix, maxScore: math.NaN()}
 	from, size := r.window()
-	if !r.count && from+size > ix.m.maxResultWindow {
+	if !r.count && !r.noWindow && from+size > ix.m.maxResultWindow {
 		out.err = errIllegalArg("Result window is too large, from + size must be less than or equal to: [%d] but was [%d]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.", ix.m.maxResultWindow, from+size)
 		return out
 	}
@@ -385,7 +385,7 @@ func (k *sortKey) value(o *shardOut, doc int) sval {
 		return sval{i: int64(doc)}
 	}
 	code := k.ints[doc]
-	if code&1 == 1 && code != math.MaxInt64 && k.f != nil {
+	if code >= 0 && code&1 == 1 && code != math.MaxInt64 && k.f != nil {
 		d := k.f.data
 		return sval{s: d.terms[d.byOrd[code/2]]}
 	}

@@ -33,6 +33,7 @@ type searchReq struct {
 	version     bool
 	seqNo       bool
 	count       bool // a _count request
+	noWindow    bool // skip the result-window check (tie probes read one past the page)
 }
 
 type sourceFilter struct {
