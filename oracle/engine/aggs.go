@@ -803,10 +803,31 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 		}
 	}
 	if len(a.include) > 0 || len(a.exclude) > 0 {
+		// Include and exclude values are parsed like the field's values (dates with the
+		// field's format), then compared as keys.
+		conv := func(vals []string) (map[akey]bool, *esError) {
+			m := map[akey]bool{}
+			for _, v := range vals {
+				spec := &aggSpec{missing: gjson.Parse(jsonString(v))}
+				k, err := missingKey(spec, f, t)
+				if err != nil {
+					return nil, err
+				}
+				m[k] = true
+			}
+			return m, nil
+		}
+		inc, err := conv(a.include)
+		if err != nil {
+			return nil, err
+		}
+		exc, err := conv(a.exclude)
+		if err != nil {
+			return nil, err
+		}
 		keep := entries[:0]
 		for _, e := range entries {
-			ks := keyString(e.key, r.keyFmt)
-			if len(a.include) > 0 && !containsStr(a.include, ks) || containsStr(a.exclude, ks) {
+			if len(a.include) > 0 && !inc[e.key] || exc[e.key] {
 				continue
 			}
 			keep = append(keep, e)
@@ -866,15 +887,6 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 	}
 	r.tb = buckets
 	return r, nil
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // keyString is a key as include/exclude lists name it.
