@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -70,3 +71,5 @@ func sorts(r gjson.Result) string {
 	}
 	return strings.Join(out, " ")
 }
+
+func getenv(k string) string { return os.Getenv(k) }
