@@ -736,12 +736,16 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 		}
 		return e
 	}
-	if f != nil && t == tKeyword && !hasMissing && !needBits {
-		// Fast path: count term ids.
+	if f != nil && t == tKeyword && !needBits {
+		// Fast path: count term ids, and documents without a value for the missing bucket.
 		d := f.data
 		counts := make([]int64, len(d.terms))
+		var none int64
 		forEach(docs, func(doc int) {
 			lo, hi := d.span(doc)
+			if lo == hi {
+				none++
+			}
 			for _, id := range d.ids[lo:hi] {
 				counts[id]++
 			}
@@ -751,6 +755,9 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 				e := get(akey{kind: kString, s: d.terms[id]})
 				e.count += n
 			}
+		}
+		if hasMissing && none > 0 {
+			get(mkey).count += none
 		}
 	} else {
 		var buf []akey

@@ -70,6 +70,22 @@ func (c *execCtx) shardErr(format string, args ...any) *esError {
 
 func (c *execCtx) run(q qnode) (*qres, *esError) {
 	switch q := q.(type) {
+	case qCached:
+		if c.scores {
+			return c.run(q.q)
+		}
+		key := "q\x00" + q.raw
+		if v, ok := c.ix.caches.Load(key); ok {
+			return &qres{bits: v.(bitset)}, nil
+		}
+		r, err := c.run(q.q)
+		if err != nil {
+			return nil, err
+		}
+		if c.ix.cached.Add(1) <= maxCachedFilters {
+			c.ix.caches.Store(key, r.bits)
+		}
+		return r, nil
 	case qMatchAll:
 		return c.all(c.boost * q.boost), nil
 	case qMatchNone:

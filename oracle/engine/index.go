@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -94,7 +95,11 @@ type index struct {
 	gen     uint64 // bumped by every write
 	fresh   uint64 // the generation the derived structures were built for
 	caches  sync.Map
+	cached  atomic.Int64 // filter bitsets in caches
 }
+
+// maxCachedFilters bounds the filter bitsets an index caches between writes.
+const maxCachedFilters = 2048
 
 func newIndex(name string, m *mapping) *index {
 	return &index{name: name, m: m, ids: map[string]int32{}, uuid: makeUUID(name), gen: 1}
@@ -321,7 +326,8 @@ func (ix *index) refresh() {
 			d.byOrd, d.ordOf = byOrd, ordOf
 		}
 	}
-	ix.caches = sync.Map{}
+	ix.caches.Clear()
+	ix.cached.Store(0)
 	ix.fresh = ix.gen
 }
 

@@ -80,6 +80,22 @@ func (qBool) kind() string      { return "bool" }
 func (qConstant) kind() string  { return "constant_score" }
 func (qMatch) kind() string     { return "match" }
 
+// qCached marks a leaf filter whose matching documents an index may cache until its next
+// write, keyed by the clause's JSON (Elasticsearch keeps a query cache for the same reason).
+type qCached struct {
+	raw string
+	q   qnode
+}
+
+func (c qCached) kind() string { return c.q.kind() }
+
+func cacheable(raw string, q qnode) qnode {
+	if strings.Contains(raw, "now") {
+		return q
+	}
+	return qCached{raw: raw, q: q}
+}
+
 // unsupportedQueries are Elasticsearch queries the engine knows by name but does not
 // implement; anything else is an unknown query.
 var unsupportedQueries = map[string]bool{
@@ -146,7 +162,11 @@ func parseQuery(v gjson.Result) (qnode, *esError) {
 	case "match_none":
 		return qMatchNone{}, nil
 	case "term":
-		return parseTermLike(name, body)
+		q, err := parseTermLike(name, body)
+		if err != nil {
+			return nil, err
+		}
+		return cacheable(v.Raw, q), nil
 	case "prefix":
 		q, err := parseTermLike(name, body)
 		if err != nil {
@@ -158,9 +178,17 @@ func parseQuery(v gjson.Result) (qnode, *esError) {
 		}
 		return qPrefix{field: t.field, value: t.value.String(), boost: t.boost, caseInsensitive: t.caseInsensitive}, nil
 	case "terms":
-		return parseTerms(body)
+		q, err := parseTerms(body)
+		if err != nil {
+			return nil, err
+		}
+		return cacheable(v.Raw, q), nil
 	case "range":
-		return parseRange(body)
+		q, err := parseRange(body)
+		if err != nil {
+			return nil, err
+		}
+		return cacheable(v.Raw, q), nil
 	case "exists":
 		q := qExists{boost: 1}
 		var err *esError
@@ -179,7 +207,10 @@ func parseQuery(v gjson.Result) (qnode, *esError) {
 		if err == nil && q.field == "" {
 			err = errParsing(body.Index, "[exists] must be provided with a [field]")
 		}
-		return q, err
+		if err != nil {
+			return nil, err
+		}
+		return cacheable(v.Raw, q), nil
 	case "ids":
 		q := qIDs{boost: 1}
 		var err *esError
