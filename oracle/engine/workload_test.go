@@ -310,7 +310,7 @@ func BenchmarkLargeCorpus(b *testing.B) {
 	if s := strings.TrimSpace(getenv("CONFORM_DOCS")); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	f, err := fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed, Documents: n, Cases: fixtures.DefaultCaseCounts})
+	f, err := largeFixtures(n)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -336,4 +336,34 @@ func BenchmarkLargeCorpus(b *testing.B) {
 	b.ReportMetric(load.Seconds(), "load-s")
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "index-MiB")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "workload-s")
+}
+
+// largeFixtures generates n documents. fixtures.Generate draws skus from 100,000 values, so
+// beyond that the corpus is built from 100,000-document corpora of successive seeds with a
+// copy number appended to each _id and sku (keeping the sku unique, the sort tiebreaker); the
+// workload is the first corpus's.
+func largeFixtures(n int) (*fixtures.Fixtures, error) {
+	const chunk = 100_000
+	if n <= chunk {
+		return fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed, Documents: n, Cases: fixtures.DefaultCaseCounts})
+	}
+	var out *fixtures.Fixtures
+	for k := 0; k*chunk < n; k++ {
+		m := min(chunk, n-k*chunk)
+		f, err := fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed + uint64(k), Documents: m, Cases: fixtures.DefaultCaseCounts})
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = f
+			out.Docs = make([]fixtures.Doc, 0, n)
+		}
+		suffix := "-" + strconv.Itoa(k)
+		for _, d := range f.Docs {
+			id := d.ID + suffix
+			src := strings.Replace(string(d.Source), `"sku":"`+d.ID+`"`, `"sku":"`+id+`"`, 1)
+			out.Docs = append(out.Docs, fixtures.Doc{ID: id, Source: []byte(src)})
+		}
+	}
+	return out, nil
 }
