@@ -327,6 +327,12 @@ func BenchmarkLargeCorpus(b *testing.B) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	reqs := workloadRequests(b, f, e)
+	// The first pass pays for the filter bitsets the index then caches until its next write.
+	first := time.Now()
+	for _, r := range reqs {
+		e.Do(r.Method, r.Path, r.Body)
+	}
+	b.ReportMetric(time.Since(first).Seconds(), "first-pass-s")
 	b.ResetTimer()
 	for b.Loop() {
 		for _, r := range reqs {
@@ -338,25 +344,19 @@ func BenchmarkLargeCorpus(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "workload-s")
 }
 
-// largeFixtures generates n documents. fixtures.Generate draws skus from 100,000 values, so
-// beyond that the corpus is built from 100,000-document corpora of successive seeds with a
-// copy number appended to each _id and sku (keeping the sku unique, the sort tiebreaker); the
-// workload is the first corpus's.
+// largeFixtures generates n documents with the default workload. fixtures.Generate draws skus
+// from 100,000 values and its case search grows with the corpus (minutes at 100,000), so the
+// corpus is built from 100,000-document corpora of successive seeds without cases, a copy
+// number appended to each _id and sku (keeping the sku unique, the sort tiebreaker), and the
+// default workload, whose filters name values from the same pools.
 func largeFixtures(n int) (*fixtures.Fixtures, error) {
 	const chunk = 100_000
-	if n <= chunk {
-		return fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed, Documents: n, Cases: fixtures.DefaultCaseCounts})
-	}
-	var out *fixtures.Fixtures
+	out := &fixtures.Fixtures{Mapping: fixtures.Default().Mapping, Workload: fixtures.Default().Workload}
 	for k := 0; k*chunk < n; k++ {
 		m := min(chunk, n-k*chunk)
-		f, err := fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed + uint64(k), Documents: m, Cases: fixtures.DefaultCaseCounts})
+		f, err := fixtures.Generate(fixtures.Options{Seed: fixtures.DefaultSeed + uint64(k), Documents: m})
 		if err != nil {
 			return nil, err
-		}
-		if out == nil {
-			out = f
-			out.Docs = make([]fixtures.Doc, 0, n)
 		}
 		suffix := "-" + strconv.Itoa(k)
 		for _, d := range f.Docs {
