@@ -34,8 +34,9 @@ type Engine struct {
 func New() *Engine { return &Engine{indices: map[string]*index{}} }
 
 // Load creates index from an index-creation body (mapping) and indexes docs in order, as a
-// fresh single-shard index would (document numbers follow the slice order). Every document
-// is visible to searches when Load returns.
+// fresh single-shard index would (document numbers follow the slice order). The engine keeps
+// the documents' Source bytes without copying them, so they must not change afterwards.
+// Every document is visible to searches when Load returns.
 func (e *Engine) Load(name string, mapping []byte, docs []fixtures.Doc) error {
 	ix, err := e.createIndex(name, mapping)
 	if err != nil {

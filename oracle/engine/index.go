@@ -2,12 +2,14 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -96,6 +98,7 @@ type index struct {
 	fresh   uint64 // the generation the derived structures were built for
 	caches  sync.Map
 	cached  atomic.Int64 // filter bitsets in caches
+	parser  docParser    // reused by writes, which hold the write lock
 }
 
 // maxCachedFilters bounds the filter bitsets an index caches between writes.
@@ -145,11 +148,13 @@ type docParser struct {
 // indexDoc parses and appends one document as a new document number, deleting the previous
 // version of the same id. It returns the document's version and sequence number.
 func (ix *index) indexDoc(id string, source []byte, opCreate bool) (version, seq int64, created bool, err *esError) {
-	if !gjson.ValidBytes(source) {
+	if len(source) == 0 || !gjson.ValidBytes(source) {
 		return 0, 0, false, newErr(400, "document_parsing_exception", "[1:1] failed to parse: Unexpected character in document source").
 			with("caused_by", `{"type":"x_content_parse_exception","reason":"[1:1] Unexpected character"}`)
 	}
-	root := gjson.ParseBytes(source)
+	// The source is kept unmodified for the index's lifetime, so it can be read as a string
+	// without a copy.
+	root := gjson.Parse(unsafe.String(&source[0], len(source)))
 	if !root.IsObject() {
 		return 0, 0, false, newErr(400, "document_parsing_exception", "[1:1] failed to parse: root of the document must be an object")
 	}
@@ -158,7 +163,8 @@ func (ix *index) indexDoc(id string, source []byte, opCreate bool) (version, seq
 		return 0, 0, false, newErr(409, "version_conflict_engine_exception", "[%s]: version conflict, document already exists (current version [%d])", id, ix.docs[prev].version).
 			with("index_uuid", jsonString(ix.uuid)).with("shard", `"0"`).with("index", jsonString(ix.name))
 	}
-	p := &docParser{ix: ix, id: id}
+	p := &ix.parser
+	*p = docParser{ix: ix, id: id, vals: p.vals[:0]}
 	if err := p.object("", root); err != nil {
 		return 0, 0, false, err
 	}
@@ -176,6 +182,7 @@ func (ix *index) indexDoc(id string, source []byte, opCreate bool) (version, seq
 	seq = ix.nextSeq
 	ix.nextSeq++
 	ix.docs = append(ix.docs, docMeta{id: id, source: source, version: version, seqNo: seq, ignored: p.ignored})
+	p.newF, p.newList = nil, nil
 	ix.live.set(doc)
 	ix.nlive++
 	ix.ids[id] = int32(doc)
@@ -202,7 +209,12 @@ func (ix *index) deleteDoc(id string) (version, seq int64, found bool) {
 // appendValues stores a new document's values column by column. vals are grouped by field in
 // first-seen order.
 func (ix *index) appendValues(doc int, vals []parsedVal) {
-	sort.SliceStable(vals, func(a, b int) bool { return vals[a].f.ord < vals[b].f.ord })
+	// Insertion sort: a document has few values and this runs for every document.
+	for i := 1; i < len(vals); i++ {
+		for j := i; j > 0 && vals[j].f.ord < vals[j-1].f.ord; j-- {
+			vals[j], vals[j-1] = vals[j-1], vals[j]
+		}
+	}
 	for i := 0; i < len(vals); {
 		j := i
 		for j < len(vals) && vals[j].f == vals[i].f {
@@ -283,7 +295,7 @@ func (ix *index) appendField(doc int, f *field, vs []parsedVal) {
 			d.i64 = append(d.i64, v.i)
 		}
 		s := d.i64[start:]
-		sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+		slices.Sort(s)
 		if f.typ == tBoolean {
 			seen0, seen1 := false, false
 			for _, x := range s {
