@@ -332,13 +332,14 @@ func BenchmarkLargeCorpus(b *testing.B) {
 	for _, r := range reqs {
 		e.Do(r.Method, r.Path, r.Body)
 	}
-	b.ReportMetric(time.Since(first).Seconds(), "first-pass-s")
+	firstPass := time.Since(first)
 	b.ResetTimer()
 	for b.Loop() {
 		for _, r := range reqs {
 			e.Do(r.Method, r.Path, r.Body)
 		}
 	}
+	b.ReportMetric(firstPass.Seconds(), "first-pass-s")
 	b.ReportMetric(load.Seconds(), "load-s")
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "index-MiB")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9, "workload-s")
