@@ -1,35 +1,905 @@
-// Package engine is conform's embedded Elasticsearch 8.15 engine for the scalar subset.
-//
-// PLACEHOLDER: this file only fixes the API other packages build against; the engine itself
-// is being written. Every request answers 501 until then.
 package engine
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/conform-dev/conform/fixtures"
 )
 
+// Version is the Elasticsearch version the engine emulates.
+const Version = "8.15.0"
+
 // Engine holds indexes and serves the Elasticsearch HTTP API subset. It is safe for
-// concurrent use.
-type Engine struct{}
+// concurrent use: searches take read locks on the indexes they read, writes a write lock on
+// the one index they change.
+type Engine struct {
+	mu      sync.RWMutex
+	indices map[string]*index
+}
 
 // New returns an empty engine.
-func New() *Engine { return &Engine{} }
+func New() *Engine { return &Engine{indices: map[string]*index{}} }
 
 // Load creates index from an index-creation body (mapping) and indexes docs in order, as a
-// fresh single-shard index would (document numbers follow the slice order).
-func (e *Engine) Load(index string, mapping []byte, docs []fixtures.Doc) error { return nil }
+// fresh single-shard index would (document numbers follow the slice order). The engine keeps
+// the documents' Source bytes without copying them, so they must not change afterwards.
+// Every document is visible to searches when Load returns.
+func (e *Engine) Load(name string, mapping []byte, docs []fixtures.Doc) error {
+	ix, err := e.createIndex(name, mapping)
+	if err != nil {
+		return fmt.Errorf("creating index %s: %s", name, err.reason)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for i, d := range docs {
+		if _, _, _, err := ix.indexDoc(d.ID, d.Source, false); err != nil {
+			return fmt.Errorf("indexing document %d (id %q): %s", i, d.ID, err.reason)
+		}
+	}
+	ix.refresh()
+	return nil
+}
+
+func (e *Engine) createIndex(name string, body []byte) (*index, *esError) {
+	if err := validIndexName(name); err != nil {
+		return nil, err
+	}
+	m, err := parseIndexBody(body)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old := e.indices[name]; old != nil {
+		return nil, newErr(400, "resource_already_exists_exception", "index [%s/%s] already exists", name, old.uuid).
+			with("index_uuid", jsonString(old.uuid)).with("index", jsonString(name))
+	}
+	ix := newIndex(name, m)
+	e.indices[name] = ix
+	return ix, nil
+}
+
+func validIndexName(name string) *esError {
+	bad := func(why string) *esError {
+		return newErr(400, "invalid_index_name_exception", "Invalid index name [%s], %s", name, why).
+			with("index_uuid", `"_na_"`).with("index", jsonString(name))
+	}
+	switch {
+	case name == "" || name == "." || name == "..":
+		return bad("must not be '.' or '..'")
+	case strings.ToLower(name) != name:
+		return bad("must be lowercase")
+	case strings.ContainsAny(name, `\/*?"<>| ,#:`):
+		return bad(`must not contain the following characters [ , ", *, \, <, |, ,, >, /, ?]`)
+	case strings.HasPrefix(name, "_") || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "+"):
+		return bad("must not start with '_', '-', or '+'")
+	case len(name) > 255:
+		return bad("index name is too long")
+	}
+	return nil
+}
 
 // Do serves one request in process: method, target (path and optional query string, e.g.
 // "/catalogue/_search?track_total_hits=false") and body. It returns the HTTP status and the
 // response body exactly as it would be sent.
 func (e *Engine) Do(method, target string, body []byte) (status int, resp []byte) {
-	return 501, []byte(`{"error":{"root_cause":[{"type":"unsupported","reason":"engine not built yet"}],"type":"unsupported","reason":"engine not built yet"},"status":501}`)
+	start := time.Now()
+	path, rawQuery, _ := strings.Cut(target, "?")
+	params, perr := url.ParseQuery(rawQuery)
+	if perr != nil {
+		err := errIllegalArg("invalid query string: %s", perr.Error())
+		return err.status, err.body()
+	}
+	status, resp = e.route(method, path, params, body, start)
+	if params.Get("pretty") == "true" || params.Has("pretty") && params.Get("pretty") == "" {
+		resp = prettyJSON(resp)
+	}
+	return status, resp
 }
 
 // ServeHTTP serves the same API over HTTP.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		body = b
+	}
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
+		err := errUnsupportedf("Content-Encoding [%s]", enc)
+		writeResp(w, r, err.status, err.body())
+		return
+	}
+	target := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	status, resp := e.Do(r.Method, target, body)
+	writeResp(w, r, status, resp)
+}
+
+func writeResp(w http.ResponseWriter, r *http.Request, status int, resp []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	// Elasticsearch 8 marks every response with its product header; clients such as
+	// go-elasticsearch check it.
+	h.Set("X-Elastic-Product", "Elasticsearch")
+	h.Set("Content-Length", strconv.Itoa(len(resp)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(resp)
+	}
+}
+
+func errResp(err *esError) (int, []byte) { return err.status, err.body() }
+
+// allowedParams lists the URL parameters each endpoint accepts; others are refused as
+// Elasticsearch refuses unrecognised parameters.
+var commonParams = []string{"pretty", "human", "error_trace", "filter_path", "format"}
+
+func checkParams(path string, params url.Values, allowed ...string) *esError {
+	var bad []string
+	for k := range params {
+		ok := false
+		for _, a := range append(allowed, commonParams...) {
+			if k == a {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return errIllegalArg("request [%s] contains unrecognized parameter%s: [%s]", path, plural(len(bad)), strings.Join(bad, ", "))
+	}
+	if params.Has("filter_path") {
+		return errUnsupportedf("the filter_path parameter")
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n > 1 {
+		return "s"
+	}
+	return ""
+}
+
+func (e *Engine) route(method, path string, params url.Values, body []byte, start time.Time) (int, []byte) {
+	segs := splitPath(path)
+	methodErr := func(allowed ...string) (int, []byte) {
+		b := []byte(`{"error":"Incorrect HTTP method for uri [` + path + `] and method [` + method + `], allowed: [` + strings.Join(allowed, ", ") + `]","status":405}`)
+		return 405, b
+	}
+	switch {
+	case len(segs) == 0:
+		if method != "GET" && method != "HEAD" {
+			return methodErr("GET", "HEAD")
+		}
+		return 200, rootInfo()
+	case len(segs) == 1 && segs[0] == "_search", len(segs) == 2 && segs[1] == "_search":
+		if method != "GET" && method != "POST" {
+			return methodErr("POST", "GET")
+		}
+		expr := ""
+		if len(segs) == 2 {
+			expr = segs[0]
+		}
+		return e.handleSearch(path, expr, params, body, false, start)
+	case len(segs) == 1 && segs[0] == "_count", len(segs) == 2 && segs[1] == "_count":
+		if method != "GET" && method != "POST" {
+			return methodErr("POST", "GET")
+		}
+		expr := ""
+		if len(segs) == 2 {
+			expr = segs[0]
+		}
+		return e.handleSearch(path, expr, params, body, true, start)
+	case len(segs) == 1 && segs[0] == "_bulk", len(segs) == 2 && segs[1] == "_bulk":
+		if method != "POST" && method != "PUT" {
+			return methodErr("POST", "PUT")
+		}
+		def := ""
+		if len(segs) == 2 {
+			def = segs[0]
+		}
+		return e.handleBulk(path, def, params, body, start)
+	case len(segs) == 1 && segs[0] == "_refresh", len(segs) == 2 && segs[1] == "_refresh":
+		if method != "GET" && method != "POST" {
+			return methodErr("POST", "GET")
+		}
+		expr := ""
+		if len(segs) == 2 {
+			expr = segs[0]
+		}
+		ixs, err := e.resolveIndices(expr)
+		if err != nil {
+			return errResp(err)
+		}
+		total, ok := 0, 0
+		for _, ix := range ixs {
+			ix.mu.Lock()
+			ix.refresh()
+			total += 1 + ix.m.replicas
+			ok++
+			ix.mu.Unlock()
+		}
+		return 200, []byte(fmt.Sprintf(`{"_shards":{"total":%d,"successful":%d,"failed":0}}`, total, ok))
+	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
+		return 200, e.health()
+	case len(segs) == 1 && !strings.HasPrefix(segs[0], "_"):
+		return e.handleIndex(method, path, segs[0], params, body)
+	case len(segs) >= 2 && (segs[1] == "_doc" || segs[1] == "_create") && !strings.HasPrefix(segs[0], "_"):
+		return e.handleDoc(method, path, segs, params, body)
+	}
+	return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+}
+
+func splitPath(p string) []string {
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s == "" {
+			continue
+		}
+		if u, err := url.PathUnescape(s); err == nil {
+			s = u
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func rootInfo() []byte {
+	return []byte(`{
+  "name" : "conform-embedded",
+  "cluster_name" : "conform",
+  "cluster_uuid" : "c0nf0rm-embedded-engine",
+  "version" : {
+    "number" : "` + Version + `",
+    "build_flavor" : "conform-embedded",
+    "build_type" : "embedded",
+    "build_hash" : "none",
+    "build_date" : "1970-01-01T00:00:00.000Z",
+    "build_snapshot" : false,
+    "lucene_version" : "none",
+    "minimum_wire_compatibility_version" : "7.17.0",
+    "minimum_index_compatibility_version" : "7.0.0"
+  },
+  "tagline" : "conform's embedded engine emulating Elasticsearch ` + Version + ` for a scalar subset; it is not Elasticsearch"
+}
+`)
+}
+
+func (e *Engine) health() []byte {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	status, shards, unassigned := "green", 0, 0
+	for _, ix := range e.indices {
+		shards++
+		unassigned += ix.m.replicas
+	}
+	if unassigned > 0 {
+		status = "yellow"
+	}
+	pct := 100.0
+	if shards+unassigned > 0 {
+		pct = 100 * float64(shards) / float64(shards+unassigned)
+	}
+	return []byte(fmt.Sprintf(`{"cluster_name":"conform","status":"%s","timed_out":false,"number_of_nodes":1,"number_of_data_nodes":1,"active_primary_shards":%d,"active_shards":%d,"relocating_shards":0,"initializing_shards":0,"unassigned_shards":%d,"unassigned_primary_shards":0,"delayed_unassigned_shards":0,"number_of_pending_tasks":0,"number_of_in_flight_fetch":0,"task_max_waiting_in_queue_millis":0,"active_shards_percent_as_number":%s}`,
+		status, shards, shards, unassigned, javaDouble(pct)))
+}
+
+func (e *Engine) handleIndex(method, path, name string, params url.Values, body []byte) (int, []byte) {
+	switch method {
+	case "PUT":
+		if err := checkParams(path, params, "wait_for_active_shards", "timeout", "master_timeout"); err != nil {
+			return errResp(err)
+		}
+		if _, err := e.createIndex(name, body); err != nil {
+			return errResp(err)
+		}
+		return 200, []byte(`{"acknowledged":true,"shards_acknowledged":true,"index":` + jsonString(name) + `}`)
+	case "DELETE":
+		if strings.ContainsAny(name, "*,") || name == "_all" {
+			return errResp(errUnsupportedf("deleting indices by pattern"))
+		}
+		e.mu.Lock()
+		_, ok := e.indices[name]
+		delete(e.indices, name)
+		e.mu.Unlock()
+		if !ok {
+			return errResp(errIndexNotFound(name))
+		}
+		return 200, []byte(`{"acknowledged":true}`)
+	case "HEAD":
+		e.mu.RLock()
+		_, ok := e.indices[name]
+		e.mu.RUnlock()
+		if !ok {
+			return 404, nil
+		}
+		return 200, nil
+	}
+	return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+}
+
+var searchParams = []string{"track_total_hits", "rest_total_hits_as_int", "size", "from", "_source", "_source_includes",
+	"_source_excludes", "track_scores", "version", "seq_no_primary_term", "search_type", "request_cache", "allow_partial_search_results",
+	"timeout", "pre_filter_shard_size", "max_concurrent_shard_requests", "batched_reduce_size", "ccs_minimize_roundtrips",
+	"ignore_unavailable", "allow_no_indices", "expand_wildcards", "typed_keys", "routing", "preference", "q", "sort",
+	"terminate_after", "explain", "stored_fields", "docvalue_fields", "analyzer", "default_operator", "df", "lenient", "scroll"}
+
+func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte, count bool, start time.Time) (int, []byte) {
+	allowed := searchParams
+	if count {
+		allowed = []string{"q", "terminate_after", "routing", "preference", "ignore_unavailable", "allow_no_indices",
+			"expand_wildcards", "min_score", "analyzer", "default_operator", "df", "lenient", "ignore_throttled"}
+	}
+	if err := checkParams(path, params, allowed...); err != nil {
+		return errResp(err)
+	}
+	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "typed_keys", "min_score"} {
+		if params.Has(p) {
+			return errResp(errUnsupportedf("the URL parameter [%s]", p))
+		}
+	}
+	if st := params.Get("search_type"); st != "" && st != "query_then_fetch" {
+		if st == "dfs_query_then_fetch" {
+			return errResp(errUnsupportedf("search_type [%s]", st))
+		}
+		return errResp(errIllegalArg("No search type for [%s]", st))
+	}
+	if count && params.Has("terminate_after") {
+		return errResp(errUnsupportedf("terminate_after"))
+	}
+	r, err := parseSearchBody(body, count)
+	if err != nil {
+		return errResp(err)
+	}
+	if !count {
+		if err := applySearchParams(r, params); err != nil {
+			return errResp(err)
+		}
+	}
+	ixs, err := e.resolveIndices(expr)
+	if err != nil {
+		return errResp(err)
+	}
+	return e.search(ixs, r, start)
+}
+
+// applySearchParams applies URL parameters, which override the body (as RestSearchAction
+// does).
+func applySearchParams(r *searchReq, p url.Values) *esError {
+	intP := func(name string) (int, bool, *esError) {
+		if !p.Has(name) {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(p.Get(name))
+		if err != nil {
+			return 0, false, errIllegalArg("Failed to parse int parameter [%s] with value [%s]", name, p.Get(name))
+		}
+		return n, true, nil
+	}
+	if n, ok, err := intP("size"); err != nil {
+		return err
+	} else if ok {
+		if n < 0 {
+			return errIllegalArg("[size] parameter cannot be negative, found [%d]", n)
+		}
+		r.size = n
+	}
+	if n, ok, err := intP("from"); err != nil {
+		return err
+	} else if ok {
+		if n < 0 {
+			return errIllegalArg("[from] parameter cannot be negative, found [%d]", n)
+		}
+		r.from = n
+	}
+	tthSet := false
+	if p.Has("track_total_hits") {
+		v := p.Get("track_total_hits")
+		if v == "" {
+			v = "true"
+		}
+		n, err := parseTrackTotalHits(v)
+		if err != nil {
+			return err
+		}
+		r.tth, tthSet = n, true
+	}
+	if b := p.Get("rest_total_hits_as_int"); b == "true" || p.Has("rest_total_hits_as_int") && b == "" {
+		r.intTotal = true
+	}
+	if r.intTotal {
+		if !tthSet && r.tth == trackDefault {
+			r.tth = trackAccurate
+		} else if r.tth != trackAccurate && r.tth != trackDisabled {
+			return errIllegalArg("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %d", r.tth)
+		}
+	}
+	if p.Has("track_scores") {
+		r.trackScores = p.Get("track_scores") != "false"
+	}
+	if p.Has("version") {
+		r.version = p.Get("version") != "false"
+	}
+	if p.Has("seq_no_primary_term") {
+		r.seqNo = p.Get("seq_no_primary_term") != "false"
+	}
+	if p.Has("_source") {
+		switch v := p.Get("_source"); v {
+		case "true", "":
+			r.source = sourceFilter{}
+		case "false":
+			r.source = sourceFilter{disabled: true}
+		default:
+			r.source = sourceFilter{includes: strings.Split(v, ",")}
+		}
+	}
+	if p.Has("_source_includes") {
+		r.source.disabled = false
+		r.source.includes = strings.Split(p.Get("_source_includes"), ",")
+	}
+	if p.Has("_source_excludes") {
+		r.source.disabled = false
+		r.source.excludes = strings.Split(p.Get("_source_excludes"), ",")
+	}
+	return nil
+}
+
+// --- documents ---
+
+var docParams = []string{"refresh", "routing", "timeout", "op_type", "version", "version_type", "if_seq_no", "if_primary_term",
+	"pipeline", "wait_for_active_shards", "require_alias", "realtime", "preference", "_source", "_source_includes",
+	"_source_excludes", "stored_fields"}
+
+func (e *Engine) handleDoc(method, path string, segs []string, params url.Values, body []byte) (int, []byte) {
+	if err := checkParams(path, params, docParams...); err != nil {
+		return errResp(err)
+	}
+	for _, p := range []string{"version", "version_type", "if_seq_no", "if_primary_term", "pipeline", "stored_fields", "require_alias"} {
+		if params.Has(p) {
+			return errResp(errUnsupportedf("the URL parameter [%s]", p))
+		}
+	}
+	name := segs[0]
+	create := segs[1] == "_create" || params.Get("op_type") == "create"
+	var id string
+	switch {
+	case len(segs) == 3:
+		id = segs[2]
+	case len(segs) == 2 && segs[1] == "_doc" && method == "POST":
+		id = newID()
+	default:
+		return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+	}
+	switch method {
+	case "GET", "HEAD":
+		if segs[1] != "_doc" {
+			return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+		}
+		return e.getDoc(method, name, id, params)
+	case "PUT", "POST":
+		ix, err := e.indexForWrite(name)
+		if err != nil {
+			return errResp(err)
+		}
+		ix.mu.Lock()
+		version, seq, created, err := ix.indexDoc(id, append([]byte(nil), trimSpace(body)...), create)
+		if err == nil && params.Has("refresh") && params.Get("refresh") != "false" {
+			ix.refresh()
+		}
+		replicas := ix.m.replicas
+		ix.mu.Unlock()
+		if err != nil {
+			return errResp(err)
+		}
+		result, status := "updated", 200
+		if created {
+			result, status = "created", 201
+		}
+		b := writeResult(nil, name, id, version, result, forcedRefresh(params), replicas, seq)
+		return status, b
+	case "DELETE":
+		e.mu.RLock()
+		ix := e.indices[name]
+		e.mu.RUnlock()
+		if ix == nil {
+			return errResp(errIndexNotFound(name))
+		}
+		ix.mu.Lock()
+		version, seq, found := ix.deleteDoc(id)
+		replicas := ix.m.replicas
+		ix.mu.Unlock()
+		result, status := "deleted", 200
+		if !found {
+			result, status = "not_found", 404
+		}
+		return status, writeResult(nil, name, id, version, result, forcedRefresh(params), replicas, seq)
+	}
+	return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+}
+
+func forcedRefresh(p url.Values) bool {
+	v, ok := p["refresh"]
+	return ok && (len(v) == 0 || v[0] == "" || v[0] == "true")
+}
+
+// writeResult renders a document write response (DocWriteResponse order).
+func writeResult(b []byte, index, id string, version int64, result string, forced bool, replicas int, seq int64) []byte {
+	b = append(b, `{"_index":`...)
+	b = appendJSONString(b, index)
+	b = append(b, `,"_id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"_version":`...)
+	b = appendInt(b, version)
+	b = append(b, `,"result":"`...)
+	b = append(b, result...)
+	b = append(b, '"')
+	if forced {
+		b = append(b, `,"forced_refresh":true`...)
+	}
+	b = append(b, `,"_shards":{"total":`...)
+	b = appendInt(b, int64(1+replicas))
+	b = append(b, `,"successful":1,"failed":0},"_seq_no":`...)
+	b = appendInt(b, seq)
+	b = append(b, `,"_primary_term":1}`...)
+	return b
+}
+
+// indexForWrite returns an index, creating it with dynamic mappings when absent
+// (action.auto_create_index defaults to true).
+func (e *Engine) indexForWrite(name string) (*index, *esError) {
+	e.mu.RLock()
+	ix := e.indices[name]
+	e.mu.RUnlock()
+	if ix != nil {
+		return ix, nil
+	}
+	ix, err := e.createIndex(name, nil)
+	if err != nil && err.typ == "resource_already_exists_exception" {
+		e.mu.RLock()
+		ix = e.indices[name]
+		e.mu.RUnlock()
+		return ix, nil
+	}
+	return ix, err
+}
+
+func newID() string {
+	var b [15]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte) {
+	e.mu.RLock()
+	ix := e.indices[name]
+	e.mu.RUnlock()
+	if ix == nil {
+		if method == "HEAD" {
+			return 404, nil
+		}
+		return errResp(errIndexNotFound(name))
+	}
+	var src sourceFilter
+	if params.Has("_source") {
+		switch v := params.Get("_source"); v {
+		case "false":
+			src.disabled = true
+		case "true", "":
+		default:
+			src.includes = strings.Split(v, ",")
+		}
+	}
+	if params.Has("_source_includes") {
+		src.includes = strings.Split(params.Get("_source_includes"), ",")
+	}
+	if params.Has("_source_excludes") {
+		src.excludes = strings.Split(params.Get("_source_excludes"), ",")
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	d, ok := ix.ids[id]
+	if !ok {
+		if method == "HEAD" {
+			return 404, nil
+		}
+		b := []byte(`{"_index":`)
+		b = appendJSONString(b, name)
+		b = append(b, `,"_id":`...)
+		b = appendJSONString(b, id)
+		return 404, append(b, `,"found":false}`...)
+	}
+	if method == "HEAD" {
+		return 200, nil
+	}
+	m := &ix.docs[d]
+	b := make([]byte, 0, 128+len(m.source))
+	b = append(b, `{"_index":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"_id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"_version":`...)
+	b = appendInt(b, m.version)
+	b = append(b, `,"_seq_no":`...)
+	b = appendInt(b, m.seqNo)
+	b = append(b, `,"_primary_term":1`...)
+	b = appendIgnored(b, m.ignored)
+	b = append(b, `,"found":true`...)
+	if !src.disabled {
+		b = append(b, `,"_source":`...)
+		b = appendSource(b, m.source, src)
+	}
+	return 200, append(b, '}')
+}
+
+// --- bulk ---
+
+func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byte, start time.Time) (int, []byte) {
+	if err := checkParams(path, params, "refresh", "routing", "timeout", "wait_for_active_shards", "pipeline", "require_alias",
+		"_source", "_source_includes", "_source_excludes", "list_executed_pipelines", "require_data_stream"); err != nil {
+		return errResp(err)
+	}
+	if params.Has("pipeline") || params.Has("require_alias") {
+		return errResp(errUnsupportedf("bulk pipelines and aliases"))
+	}
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return errResp(errIllegalArg("The bulk request must be terminated by a newline [\\n]"))
+	}
+	type op struct {
+		action, index, id string
+		source            []byte
+	}
+	var ops []op
+	lines := bytes.Split(body, []byte("\n"))
+	var missingIndex []int
+	for i := 0; i < len(lines); i++ {
+		line := trimSpace(lines[i])
+		if len(line) == 0 {
+			continue
+		}
+		if !gjson.ValidBytes(line) || !gjson.ParseBytes(line).IsObject() {
+			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]", i+1))
+		}
+		var o op
+		var perr *esError
+		n := 0
+		gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+			n++
+			o.action = k.String()
+			if !v.IsObject() {
+				perr = errIllegalArg("Malformed action/metadata line [%d], expected START_OBJECT but found [%s]", i+1, tokenName(v))
+				return false
+			}
+			v.ForEach(func(mk, mv gjson.Result) bool {
+				switch mk.String() {
+				case "_index":
+					o.index = mv.String()
+				case "_id":
+					o.id = scalarText(mv)
+				case "routing", "_routing", "require_alias", "dynamic_templates", "op_type":
+					if mk.String() == "require_alias" || mk.String() == "dynamic_templates" {
+						perr = errUnsupportedf("bulk [%s]", mk.String())
+					}
+				default:
+					perr = errIllegalArg("Action/metadata line [%d] contains an unknown parameter [%s]", i+1, mk.String())
+				}
+				return perr == nil
+			})
+			return perr == nil
+		})
+		if perr != nil {
+			return errResp(perr)
+		}
+		if n != 1 {
+			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected a simple value for field [%s] but found [START_OBJECT]", i+1, o.action))
+		}
+		switch o.action {
+		case "index", "create":
+			i++
+			if i >= len(lines) || len(trimSpace(lines[i])) == 0 && i == len(lines)-1 {
+				return errResp(errIllegalArg("The bulk request must be terminated by a newline [\\n]"))
+			}
+			o.source = append([]byte(nil), trimSpace(lines[i])...)
+		case "delete":
+		case "update":
+			return errResp(errUnsupportedf("bulk [update] actions"))
+		default:
+			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected field [create], [delete], [index] or [update] but found [%s]", i+1, o.action))
+		}
+		if o.index == "" {
+			o.index = defIndex
+		}
+		if o.index == "" {
+			missingIndex = append(missingIndex, len(ops)+1)
+		}
+		if o.action == "delete" && o.id == "" {
+			return errResp(newErr(400, "action_request_validation_exception", "Validation Failed: 1: id is missing;"))
+		}
+		ops = append(ops, op{o.action, o.index, o.id, o.source})
+	}
+	if len(missingIndex) > 0 {
+		var msg strings.Builder
+		msg.WriteString("Validation Failed: ")
+		for i := range missingIndex {
+			fmt.Fprintf(&msg, "%d: index is missing;", i+1)
+		}
+		return errResp(newErr(400, "action_request_validation_exception", "%s", msg.String()))
+	}
+	if len(ops) == 0 {
+		return errResp(newErr(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;"))
+	}
+	forced := forcedRefresh(params)
+	errorsSeen := false
+	items := make([]byte, 0, 128*len(ops))
+	touched := map[*index]bool{}
+	for i, o := range ops {
+		if i > 0 {
+			items = append(items, ',')
+		}
+		items = append(items, `{"`...)
+		items = append(items, o.action...)
+		items = append(items, `":`...)
+		fail := func(status int, err *esError) {
+			errorsSeen = true
+			items = append(items, `{"_index":`...)
+			items = appendJSONString(items, o.index)
+			items = append(items, `,"_id":`...)
+			if o.id == "" {
+				items = append(items, "null"...)
+			} else {
+				items = appendJSONString(items, o.id)
+			}
+			items = append(items, `,"status":`...)
+			items = appendInt(items, int64(status))
+			items = append(items, `,"error":`...)
+			items = err.appendCause(items)
+			items = append(items, "}}"...)
+		}
+		if err := validIndexName(o.index); err != nil {
+			fail(err.status, err)
+			continue
+		}
+		var ix *index
+		var err *esError
+		if o.action == "delete" {
+			e.mu.RLock()
+			ix = e.indices[o.index]
+			e.mu.RUnlock()
+			if ix == nil {
+				fail(404, errIndexNotFound(o.index))
+				continue
+			}
+		} else if ix, err = e.indexForWrite(o.index); err != nil {
+			fail(err.status, err)
+			continue
+		}
+		ix.mu.Lock()
+		touched[ix] = true
+		var version, seq int64
+		result, status := "created", 201
+		switch o.action {
+		case "delete":
+			var found bool
+			version, seq, found = ix.deleteDoc(o.id)
+			result, status = "deleted", 200
+			if !found {
+				result, status = "not_found", 404
+			}
+		default:
+			id := o.id
+			if id == "" {
+				id = newID()
+				o.id = id
+			}
+			var created bool
+			version, seq, created, err = ix.indexDoc(id, o.source, o.action == "create")
+			if err == nil && !created {
+				result, status = "updated", 200
+			}
+		}
+		replicas := ix.m.replicas
+		ix.mu.Unlock()
+		if err != nil {
+			fail(err.status, err)
+			continue
+		}
+		w := writeResult(nil, o.index, o.id, version, result, forced, replicas, seq)
+		items = append(items, w[:len(w)-1]...)
+		items = append(items, `,"status":`...)
+		items = appendInt(items, int64(status))
+		items = append(items, "}}"...)
+	}
+	if forced || params.Get("refresh") == "wait_for" {
+		for ix := range touched {
+			ix.mu.Lock()
+			ix.refresh()
+			ix.mu.Unlock()
+		}
+	}
+	b := make([]byte, 0, len(items)+64)
+	b = append(b, `{"errors":`...)
+	b = strconv.AppendBool(b, errorsSeen)
+	b = append(b, `,"took":`...)
+	b = appendInt(b, time.Since(start).Milliseconds())
+	b = append(b, `,"items":[`...)
+	b = append(b, items...)
+	return 200, append(b, "]}"...)
+}
+
+// prettyJSON indents a response the way Elasticsearch's ?pretty does ("key" : value).
+func prettyJSON(b []byte) []byte {
+	if len(b) == 0 || !gjson.ValidBytes(b) {
+		return b
+	}
+	var out []byte
+	indent := 0
+	nl := func() {
+		out = append(out, '\n')
+		for i := 0; i < indent; i++ {
+			out = append(out, ' ', ' ')
+		}
+	}
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(b) {
+				i++
+				out = append(out, b[i])
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			out = append(out, c)
+		case '{', '[':
+			if i+1 < len(b) && (b[i+1] == '}' || b[i+1] == ']') {
+				out = append(out, c, ' ', b[i+1])
+				i++
+				continue
+			}
+			out = append(out, c)
+			indent++
+			nl()
+		case '}', ']':
+			indent--
+			nl()
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			nl()
+		case ':':
+			out = append(out, ' ', ':', ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '\n')
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+func cmdServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--fixtures DIR | --empty]", `
+Serve conform's embedded engine over HTTP: the Elasticsearch 8.15 API subset conform checks
+(GET /, index create/delete/exists, _bulk, single documents, _search, _count, _refresh),
+computed in process with no JVM. It is the default target of "make run".
+
+By default the built-in catalogue (10,000 documents) is preloaded into its index; --fixtures
+loads a fixtures directory instead, and --empty starts with no index. It binds loopback unless
+told otherwise. Requests outside the subset answer 400 with the error type
+conform_unsupported_exception rather than a guess.`,
+		"conform serve",
+		"conform serve --addr 127.0.0.1:9201 --fixtures ./my-fixtures",
+		"conform serve --empty",
+	)
+	addr := fs.String("addr", "127.0.0.1:9200", "listen address `HOST:PORT`")
+	dir := fs.String("fixtures", "", "preload the fixtures in `DIR` instead of the built-in catalogue")
+	empty := fs.Bool("empty", false, "start with no index")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("serve takes no arguments, got %q", fs.Args())
+	}
+	if *empty && *dir != "" {
+		return usageErr("--empty and --fixtures exclude each other")
+	}
+	eng := engine.New()
+	if !*empty {
+		f, err := loadFixtures(*dir)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("loading fixtures: %w", err)}
+		}
+		fmt.Fprintf(e.stderr, "conform serve: loaded %d documents into index %q in %s\n", len(f.Docs), f.Workload.Index, time.Since(start).Round(time.Millisecond))
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("listening on %s: %w", *addr, err)}
+	}
+	srv := &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "conform serve: embedded engine (Elasticsearch %s API subset) on http://%s\n", engine.Version, ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+		return nil
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return &exitError{code: exitUsage, err: fmt.Errorf("serving: %w", err)}
+	}
+}
