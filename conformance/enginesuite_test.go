@@ -1,9 +1,3 @@
-//go:build enginesuite
-
-// The build tag keeps this test out of `go test` until the embedded engine is merged: on a
-// branch where engine.Do still answers 501 it fails loudly, as it must. The lead removes the
-// tag after merging the engine.
-
 package conformance
 
 import (

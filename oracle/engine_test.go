@@ -1,8 +1,3 @@
-//go:build engine
-
-// These tests need the real embedded engine (package oracle/engine); the placeholder answers
-// 501 to everything. Run them with `go test -tags engine ./oracle/`.
-
 package oracle
 
 import (

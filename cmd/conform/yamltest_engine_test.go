@@ -1,7 +1,3 @@
-//go:build engine
-
-// This test needs the real embedded engine; run it with `go test -tags engine ./cmd/conform/`.
-
 package main
 
 import (
@@ -15,14 +11,14 @@ import (
 // wherever those tests say what that is.
 func TestYAMLTestSharedSuiteOnEmbeddedEngine(t *testing.T) {
 	dir := ""
-	for _, d := range []string{os.Getenv("CONFORM_ES_REST_TESTS"), "../../../shared/es-rest-tests", "/work/shared/es-rest-tests"} {
+	for _, d := range []string{os.Getenv("CONFORM_ES_REST_TESTS"), "../../testdata/es-rest-tests"} {
 		if st, err := os.Stat(d); d != "" && err == nil && st.IsDir() {
 			dir = d
 			break
 		}
 	}
 	if dir == "" {
-		t.Fatal("no shared/es-rest-tests directory: set CONFORM_ES_REST_TESTS")
+		t.Fatal("no testdata/es-rest-tests directory: set CONFORM_ES_REST_TESTS")
 	}
 	code, out, errs := run(t, "yamltest", dir)
 	t.Log(out)

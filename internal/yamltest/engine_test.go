@@ -1,7 +1,3 @@
-//go:build engine
-
-// This test needs the real embedded engine; run it with `go test -tags engine ./internal/yamltest/`.
-
 package yamltest
 
 import (
@@ -29,7 +25,8 @@ func TestSharedRestTestsOnEmbeddedEngine(t *testing.T) {
 	}
 	passed, failed, skipped := rep.Counts()
 	t.Logf("%d passed, %d failed, %d skipped", passed, failed, skipped)
-	if passed == 0 {
-		t.Error("nothing passed")
+	// 45 sections pass today; fewer means the engine or the runner lost ground.
+	if passed < 45 || failed != 0 {
+		t.Errorf("%d passed and %d failed, want at least 45 passed and none failed", passed, failed)
 	}
 }

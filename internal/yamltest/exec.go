@@ -10,6 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/conform-dev/conform/oracle/engine"
+	"github.com/tidwall/gjson"
 )
 
 // execution is the state of one running test: its connection, the stash and the last
@@ -35,6 +38,9 @@ type stepError struct {
 	msg              string
 	expected, actual string
 	hasValues        bool
+	// outsideSubset is set when conform's embedded engine answered that the request is
+	// outside its subset: the test is skipped with that reason, not failed.
+	outsideSubset string
 }
 
 func fail(format string, args ...any) *stepError {
@@ -52,7 +58,7 @@ func (x *execution) runSteps(phase string, steps []step) *Failure {
 			return &Failure{Phase: phase, Line: st.line, Step: st.text(), Message: err.Error()}
 		}
 		if e := x.runStep(st); e != nil {
-			f := &Failure{Phase: phase, Line: st.line, Step: st.text(), Message: e.msg}
+			f := &Failure{Phase: phase, Line: st.line, Step: st.text(), Message: e.msg, outsideSubset: e.outsideSubset}
 			if e.hasValues {
 				f.Expected, f.Actual = e.expected, e.actual
 			}
@@ -544,6 +550,12 @@ func (x *execution) do(d *doStep) *stepError {
 		x.last.value = string(resp.Body)
 	}
 	x.stash.Set("body", x.last.value)
+	if engine.IsUnsupported(resp.Status, resp.Body) {
+		// The embedded engine says plainly when a request is outside its scalar subset
+		// rather than guess an answer; such a test cannot pass or fail here.
+		reason := gjson.GetBytes(resp.Body, "error.reason").String()
+		return &stepError{msg: reason, outsideSubset: reason}
+	}
 
 	// The Java client throws for a status of 400 or more, except those in ignore and a 404
 	// answering HEAD.

@@ -237,11 +237,11 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// sharedTests is the directory of Elasticsearch and OpenSearch YAML tests beside the
-// repository (shared/es-rest-tests), if there is one.
+// sharedTests is the directory of Elasticsearch and OpenSearch YAML tests kept in the
+// repository (testdata/es-rest-tests), or CONFORM_ES_REST_TESTS to run another set.
 func sharedTests(t *testing.T) string {
 	t.Helper()
-	for _, dir := range []string{os.Getenv("CONFORM_ES_REST_TESTS"), "../../../shared/es-rest-tests", "/work/shared/es-rest-tests"} {
+	for _, dir := range []string{os.Getenv("CONFORM_ES_REST_TESTS"), "../../testdata/es-rest-tests"} {
 		if dir == "" {
 			continue
 		}
@@ -249,7 +249,7 @@ func sharedTests(t *testing.T) string {
 			return dir
 		}
 	}
-	t.Skip("no shared/es-rest-tests directory (set CONFORM_ES_REST_TESTS)")
+	t.Fatal("no testdata/es-rest-tests directory (or set CONFORM_ES_REST_TESTS)")
 	return ""
 }
 

@@ -93,7 +93,10 @@ func parseVersionRanges(s string) ([]versionRange, error) {
 // runnerFeatures are the test runner features this runner implements (skip.features and
 // requires.test_runner_features). Anything else skips the test.
 var runnerFeatures = map[string]bool{
-	"headers":                true,
+	"headers": true,
+	// Every target conform tests is one node (or answers as one), which every selector
+	// matches, so node_selector is accepted and the request sent to that node.
+	"node_selector":          true,
 	"warnings":               true,
 	"warnings_regex":         true,
 	"allowed_warnings":       true,
