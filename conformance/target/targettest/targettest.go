@@ -6,12 +6,15 @@ package targettest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Server answers every HTTP/1.1 request on every keep-alive connection with one fixed
@@ -24,7 +27,13 @@ type Server struct {
 	mu   sync.Mutex
 	conn map[net.Conn]bool
 	wg   sync.WaitGroup
+	// delay is nanoseconds to wait before each response.
+	delay atomic.Int64
 }
+
+// SetDelay makes the server wait d before answering each request, without using CPU, so it
+// can stand for an engine with the lab's sub-millisecond latencies.
+func (s *Server) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
 
 // NewServer listens on addr ("127.0.0.1:0" for any free port) and serves status with a JSON
 // body until Close.
@@ -78,7 +87,7 @@ func (s *Server) accept() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			Serve(c, s.resp)
+			serve(c, s.resp, &s.delay)
 			c.Close()
 			s.mu.Lock()
 			delete(s.conn, c)
@@ -88,11 +97,17 @@ func (s *Server) accept() {
 }
 
 // Serve answers requests on c with resp until c closes or sends something that is not an
-// HTTP/1.1 request with a Content-Length (or no body).
-func Serve(c net.Conn, resp []byte) error {
+// HTTP/1.1 request with a Content-Length (or no body). A HEAD request gets resp's head only.
+func Serve(c net.Conn, resp []byte) error { return serve(c, resp, nil) }
+
+func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
 	r := bufio.NewReaderSize(c, 16<<10)
+	head := resp
+	if i := bytes.Index(resp, []byte("\r\n\r\n")); i >= 0 {
+		head = resp[:i+4]
+	}
 	for {
-		n, err := readRequest(r)
+		n, isHead, err := readRequest(r)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -104,32 +119,44 @@ func Serve(c net.Conn, resp []byte) error {
 				return err
 			}
 		}
-		if _, err := c.Write(resp); err != nil {
+		if delay != nil {
+			if d := delay.Load(); d > 0 {
+				sleep(time.Duration(d))
+			}
+		}
+		out := resp
+		if isHead {
+			out = head
+		}
+		if _, err := c.Write(out); err != nil {
 			return err
 		}
 	}
 }
 
-// readRequest reads a request line and headers and returns the body's Content-Length.
-func readRequest(r *bufio.Reader) (int, error) {
-	if _, err := r.ReadSlice('\n'); err != nil {
-		return 0, err
+// readRequest reads a request line and headers and returns the body's Content-Length and
+// whether the method is HEAD.
+func readRequest(r *bufio.Reader) (int, bool, error) {
+	first, err := r.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
 	}
+	isHead := bytes.HasPrefix(first, []byte("HEAD "))
 	n := 0
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if len(line) <= 2 {
-			return n, nil
+			return n, isHead, nil
 		}
 		const cl = "content-length:"
 		if len(line) > len(cl) && lowerPrefix(line, cl) {
 			v := trim(line[len(cl):])
 			m, err := strconv.Atoi(string(v)) // the compiler does not allocate for this conversion
 			if err != nil || m < 0 {
-				return 0, fmt.Errorf("bad Content-Length %q", v)
+				return 0, false, fmt.Errorf("bad Content-Length %q", v)
 			}
 			n = m
 		}
