@@ -62,6 +62,7 @@ type command struct {
 // commands is every subcommand, in the order `conform --help` lists them.
 var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"overhead", "measure what conform's timed path costs, against wrk on a loopback server", cmdOverhead},
 	{"version", "print conform's version and revision", cmdVersion},
 }
 
