@@ -61,6 +61,7 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 	check := fs.String("check", "status", "check applied to every response: `status` (status and length) or page (gjson-free byte comparison of the whole page)")
 	wrkPath := fs.String("wrk", "wrk", "wrk executable")
 	wrkThreads := fs.Int("wrk-threads", 0, "wrk threads (default: 1 at 1 client, 2 at 8)")
+	procs := fs.Int("gomaxprocs", 0, "GOMAXPROCS for conform's clients (default: the Go runtime's); the server process always keeps its default")
 	serve := fs.Bool("serve", false, "internal: be the loopback server process (prints its URL, serves until stdin closes)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -81,6 +82,9 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 	wrk, err := exec.LookPath(*wrkPath)
 	if err != nil {
 		return usageErr("wrk is needed to compare with and was not found (%v).\nInstall it: apt-get install -y wrk (Debian/Ubuntu), or brew install wrk (macOS)", err)
+	}
+	if *procs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	}
 	url, stop, err := startOverheadServer(ctx)
 	if err != nil {
@@ -119,6 +123,13 @@ func startOverheadServer(ctx context.Context) (string, func(), error) {
 		return "", nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, "overhead", "--serve")
+	// The server is the same for every measurement: a GOMAXPROCS meant for the clients does
+	// not reach it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return "", nil, err
@@ -331,8 +342,8 @@ func measureOverhead(ctx context.Context, w io.Writer, o overheadOptions) (*over
 	}
 	tw.Flush()
 	p50, tput := medianOf(rep.ratios("lean", 1, true)), medianOf(rep.ratios("lean", 8, false))
-	fmt.Fprintf(w, "\ngoal: lean p50 at 1 client <= %.2f x wrk: %.2f, %s\n", overheadP50Goal, p50, metWord(p50 <= overheadP50Goal))
-	fmt.Fprintf(w, "goal: lean req/s at 8 clients >= %.2f x wrk: %.2f, %s\n", overheadThroughputGoal, tput, metWord(tput >= overheadThroughputGoal))
+	fmt.Fprintf(w, "\ngoal: lean p50 at 1 client <= %.2f x wrk: %.3f, %s\n", overheadP50Goal, p50, metWord(p50 <= overheadP50Goal))
+	fmt.Fprintf(w, "goal: lean req/s at 8 clients >= %.2f x wrk: %.3f, %s\n", overheadThroughputGoal, tput, metWord(tput >= overheadThroughputGoal))
 	fmt.Fprintf(w, "load average after: %s\n", loadAverage())
 	if o.Rounds < 3 {
 		fmt.Fprintf(w, "caveat: with %d round(s) one noisy run decides the figure; use --rounds 3 or more\n", o.Rounds)

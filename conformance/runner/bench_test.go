@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -103,6 +104,7 @@ func BenchmarkCheckCost(b *testing.B) {
 		check Check
 	}{
 		{"none", func(int, int, []byte) Verdict { return Verdict{Pass: true} }},
+		{"bytes-page", bytesPageCheck(e.page)},
 		{"gjson-page", strict},
 		{"spin-10us", spin(10 * time.Microsecond)},
 		{"spin-20us", spin(20 * time.Microsecond)},
@@ -116,16 +118,50 @@ func BenchmarkCheckCost(b *testing.B) {
 	}
 }
 
-// BenchmarkPageCheck is the cost of the gjson page check alone, per response.
+// BenchmarkPageCheck is the cost of each page check alone, per response.
 func BenchmarkPageCheck(b *testing.B) {
 	page := targettest.SearchPage(20)
-	check := newPageCheck(b, page)
-	b.SetBytes(int64(len(page)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if !check(0, 200, page).Pass {
-			b.Fatal("the page does not pass its own check")
+	for _, c := range []struct {
+		name  string
+		check Check
+	}{{"bytes", bytesPageCheck(page)}, {"gjson", newPageCheck(b, page)}} {
+		b.Run(c.name, func(b *testing.B) {
+			// A copy, as a response read from a connection is: comparing a slice with itself
+			// would short-circuit.
+			body := bytes.Clone(page)
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !c.check(0, 200, body).Pass {
+					b.Fatal("the page does not pass its own check")
+				}
+			}
+		})
+	}
+}
+
+// bytesPageCheck is the fast path a compiled expectation can take on a search page: apart
+// from "took", an engine that answers like Elasticsearch sends the expected bytes, so a
+// passing response is recognised by comparing the bytes after "took"'s value; only a
+// response that differs needs reading field by field.
+func bytesPageCheck(expected []byte) Check {
+	rest := func(b []byte) []byte {
+		const took = `{"took":`
+		if !bytes.HasPrefix(b, []byte(took)) {
+			return nil
 		}
+		b = b[len(took):]
+		for len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+			b = b[1:]
+		}
+		return b
+	}
+	want := rest(expected)
+	return func(_, status int, body []byte) Verdict {
+		if status == 200 && want != nil && bytes.Equal(rest(body), want) {
+			return Verdict{Pass: true}
+		}
+		return Verdict{Classes: []string{"ids"}}
 	}
 }
 
@@ -196,9 +232,12 @@ func newPageCheck(b *testing.B, expected []byte) Check {
 	}
 }
 
-// BenchmarkCheckCostLabLatency is BenchmarkCheckCost against a server that answers after
-// 300 µs (about the lab's fastest cell, 0.377 ms, once the loopback round trip is added),
-// waiting without CPU as a real engine's client does.
+// BenchmarkCheckCostLabLatency is BenchmarkCheckCost at one client against a server that
+// answers after 300 µs (about the lab's fastest cell, 0.377 ms, once the loopback round trip
+// is added), waiting without CPU as a real engine's client does. Only one client: the
+// in-process server sleeps in a blocking system call per request, and with eight at once the
+// Go runtime's hand-off of blocked threads makes the server's latency bimodal, which would be
+// measured instead of the check.
 func BenchmarkCheckCostLabLatency(b *testing.B) {
 	e := newBenchEnv(b)
 	e.srv.SetDelay(300 * time.Microsecond)
@@ -208,14 +247,13 @@ func BenchmarkCheckCostLabLatency(b *testing.B) {
 		check Check
 	}{
 		{"none", func(int, int, []byte) Verdict { return Verdict{Pass: true} }},
+		{"bytes-page", bytesPageCheck(e.page)},
 		{"gjson-page", strict},
 		{"spin-20us", spin(20 * time.Microsecond)},
 	}
-	for _, clients := range []int{1, 8} {
-		for _, c := range checks {
-			b.Run(fmt.Sprintf("clients=%d/check=%s", clients, c.name), func(b *testing.B) {
-				e.run(b, target.LayerLean, clients, c.check)
-			})
-		}
+	for _, c := range checks {
+		b.Run(fmt.Sprintf("clients=1/check=%s", c.name), func(b *testing.B) {
+			e.run(b, target.LayerLean, 1, c.check)
+		})
 	}
 }

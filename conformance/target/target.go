@@ -153,7 +153,7 @@ func Parse(spec string, o Options) (*Target, error) {
 			t.secrets = append(t.secrets, s)
 		}
 	}
-	if t.password != "" {
+	if len(t.password) >= 3 {
 		t.secrets = append(t.secrets, url.QueryEscape(t.password), url.PathEscape(t.password))
 	}
 
