@@ -8,7 +8,7 @@ LDFLAGS   := -X $(PKG)/internal/buildinfo.Revision=$(REVISION) -X $(PKG)/interna
 OUT       ?= results/latest
 FUZZTIME  ?= 60s
 
-.PHONY: all build run test vet fuzz bench clean
+.PHONY: all build run test vet fuzz bench bench-overhead clean
 
 all: build
 
@@ -44,6 +44,12 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# What conform's timed path costs against wrk on a loopback server (needs wrk:
+# apt-get install -y wrk), and the Go benchmarks of each request layer and of checking.
+bench-overhead: build
+	$(BIN) overhead --duration 3s --rounds 5
+	$(GO) test -run '^$$' -bench 'Layers|CheckCost' -benchtime 20000x ./conformance/runner/
 
 clean:
 	rm -rf bin results

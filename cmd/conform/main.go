@@ -64,6 +64,7 @@ var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
 	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
+	{"overhead", "measure what conform's timed path costs, against wrk on a loopback server", cmdOverhead},
 	{"version", "print conform's version and revision", cmdVersion},
 	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
 }

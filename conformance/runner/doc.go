@@ -1,0 +1,13 @@
+// Package runner drives closed-loop clients against a target and keeps the latency of the
+// responses that pass. Its core, RunTrial, runs one trial: each client owns one connection
+// (a target.Exchanger), sends warmup requests that are checked but not timed, then takes
+// measured request numbers from a shared counter until the trial's count is reached, picking
+// each request's case by its number so the mix is the same on every run. The caller's Check
+// judges each response after the timer has stopped, on the client's own goroutine; failures
+// are counted by class and the first few of each class are kept whole.
+//
+// It takes prepared connections and a check function, and hands on raw samples (latencies of
+// passing responses, failures, wall time); it computes no quantiles (conformance/stats does),
+// does not know how the check works, and does not decide rounds, interleaving or readiness,
+// which are the run orchestration's.
+package runner

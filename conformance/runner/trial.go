@@ -1,0 +1,342 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/target"
+)
+
+// DefaultKeep is how many failures of each class a trial keeps whole when Trial.Keep is 0.
+const DefaultKeep = 3
+
+// Classes the runner itself gives a response, besides the check's classes and the target's
+// fault classes (target.ClassTransport, target.ClassTimeout).
+const (
+	// ClassPanic: the check panicked on the response (a bug in the check, kept as evidence).
+	ClassPanic = "check-panic"
+	// ClassUnclassified: the check failed the response without naming a class.
+	ClassUnclassified = "unclassified"
+)
+
+// Verdict is a check's judgement of one response.
+type Verdict struct {
+	Pass bool
+	// Classes are the failing classes of a response that did not pass, in the check's order.
+	Classes []string
+	// Detail is the check's account of the differences. It is kept only with the first
+	// failures of each class, so a check may build it lazily on failure.
+	Detail any
+}
+
+// Check judges one response to case caseIndex. It is called on each client's own goroutine
+// after that exchange's timer has stopped, concurrently from every client, so it must not
+// share mutable state between calls; body is only valid during the call. A passing check
+// should not allocate: it runs once per request.
+type Check func(caseIndex, status int, body []byte) Verdict
+
+// Trial is one closed-loop trial's settings.
+type Trial struct {
+	// Clients is the number of concurrent closed-loop clients, each with its own connection.
+	Clients int
+	// Warmup requests are sent and checked but not timed, shared among the clients. Every
+	// client finishes warming up before any measured request is sent.
+	Warmup int
+	// Requests is the number of measured requests, shared among the clients.
+	Requests int
+	// Cases is the number of distinct requests; request number n (counted from 0 in each
+	// phase) sends case n mod Cases.
+	Cases int
+	// Open connects client number i (0 <= i < Clients). Every client is opened before the
+	// first request is sent.
+	Open func(ctx context.Context, i int) (target.Exchanger, error)
+	// Check judges each response.
+	Check Check
+	// Keep is how many failures of each class are kept whole; 0 means DefaultKeep, a negative
+	// value keeps none.
+	Keep int
+}
+
+// Failure is one failed request kept whole as evidence.
+type Failure struct {
+	Warmup  bool
+	Request int // the request's number within its phase
+	Client  int
+	Case    int
+	Classes []string
+	// Status and Body are the response (a copy); both are zero for a transport fault or a
+	// timeout, which have no response.
+	Status int
+	Body   []byte
+	// Detail is the check's differences, or the *target.Fault.
+	Detail  any
+	Latency time.Duration // zero for a fault
+}
+
+// Result is what one trial measured.
+type Result struct {
+	Clients, Warmup, Requests int
+
+	// Latencies are those of the measured responses that passed, grouped by client.
+	Latencies []time.Duration
+	// Passed and Failed count measured responses; Failed includes faults.
+	Passed, Failed int
+	// Failures counts measured failures by class; a response that fails several classes
+	// counts under each.
+	Failures map[string]int
+	// WarmupPassed, WarmupFailed and WarmupFailures are the same for the warmup requests.
+	WarmupPassed, WarmupFailed int
+	WarmupFailures             map[string]int
+	// Kept holds the first failures of each class, warmup first, in request order.
+	Kept []Failure
+
+	// Start is when the first measured request was written; Wall runs from then to the
+	// read of the last byte of the last measured response, across all clients.
+	Start time.Time
+	Wall  time.Duration
+	// Throughput is passed responses per second of Wall.
+	Throughput float64
+	// Reconnects counts connections the clients had to reopen during the trial.
+	Reconnects int
+	// Incomplete is true when the context was cancelled before every request was sent; the
+	// result then holds what was measured until then.
+	Incomplete bool
+}
+
+// RunTrial runs one closed-loop trial. A request that fails, including a refused connection
+// or a timeout, is a counted failure in the result, not an error; RunTrial returns an error
+// only for invalid settings or when a client cannot be opened before the trial starts.
+func RunTrial(ctx context.Context, t Trial) (*Result, error) {
+	switch {
+	case t.Clients < 1:
+		return nil, fmt.Errorf("trial needs at least 1 client, not %d", t.Clients)
+	case t.Requests < 0 || t.Warmup < 0:
+		return nil, errors.New("trial request counts must not be negative")
+	case t.Cases < 1:
+		return nil, fmt.Errorf("trial needs at least 1 case, not %d", t.Cases)
+	case t.Open == nil || t.Check == nil:
+		return nil, errors.New("trial needs Open and Check")
+	}
+	keep := t.Keep
+	if keep == 0 {
+		keep = DefaultKeep
+	}
+	clients := make([]*client, t.Clients)
+	for i := range clients {
+		x, err := t.Open(ctx, i)
+		if err != nil {
+			for _, c := range clients[:i] {
+				c.x.Close()
+			}
+			return nil, fmt.Errorf("opening client %d of %d: %w", i+1, t.Clients, err)
+		}
+		// A fast client may take more than its share of requests; twice the share rarely grows.
+		clients[i] = &client{id: i, x: x, keep: max(keep, 0), lat: make([]time.Duration, 0, min(t.Requests, 2*t.Requests/t.Clients+16))}
+	}
+	defer func() {
+		for _, c := range clients {
+			c.x.Close()
+		}
+	}()
+
+	var stop atomic.Bool
+	stopNow := context.AfterFunc(ctx, func() {
+		stop.Store(true)
+		for _, c := range clients {
+			c.x.Interrupt()
+		}
+	})
+	defer stopNow()
+
+	var warmNext, next atomic.Int64
+	var warmed, done sync.WaitGroup
+	measure := make(chan struct{})
+	warmed.Add(len(clients))
+	done.Add(len(clients))
+	for _, c := range clients {
+		go func() {
+			defer done.Done()
+			c.run(&warmNext, t.Warmup, t.Cases, true, t.Check, &stop)
+			warmed.Done()
+			<-measure
+			c.run(&next, t.Requests, t.Cases, false, t.Check, &stop)
+		}()
+	}
+	warmed.Wait()
+	close(measure)
+	done.Wait()
+
+	r := &Result{Clients: t.Clients, Warmup: t.Warmup, Requests: t.Requests,
+		Failures: map[string]int{}, WarmupFailures: map[string]int{}, Incomplete: stop.Load()}
+	var first, last time.Time
+	n := 0
+	for _, c := range clients {
+		n += len(c.lat)
+	}
+	r.Latencies = make([]time.Duration, 0, n)
+	for _, c := range clients {
+		r.Latencies = append(r.Latencies, c.lat...)
+		r.Passed += c.passed
+		r.Failed += c.failed
+		r.WarmupPassed += c.warmPassed
+		r.WarmupFailed += c.warmFailed
+		for k, v := range c.classes {
+			r.Failures[k] += v
+		}
+		for k, v := range c.warmClasses {
+			r.WarmupFailures[k] += v
+		}
+		r.Kept = append(r.Kept, c.kept...)
+		r.Reconnects += c.x.Reconnects()
+		if !c.first.IsZero() && (first.IsZero() || c.first.Before(first)) {
+			first = c.first
+		}
+		if c.last.After(last) {
+			last = c.last
+		}
+	}
+	r.Kept = firstPerClass(r.Kept, max(keep, 0))
+	if !first.IsZero() && last.After(first) {
+		r.Start, r.Wall = first, last.Sub(first)
+		r.Throughput = float64(r.Passed) / r.Wall.Seconds()
+	}
+	if !r.Incomplete && r.Passed+r.Failed < t.Requests {
+		r.Incomplete = true
+	}
+	return r, nil
+}
+
+// client is one closed-loop client's state. Only its own goroutine touches it until the
+// trial ends, so nothing on the request path is shared but the request counter.
+type client struct {
+	id   int
+	x    target.Exchanger
+	keep int
+
+	lat                    []time.Duration
+	passed, failed         int
+	warmPassed, warmFailed int
+	classes, warmClasses   map[string]int
+	kept                   []Failure
+	keptByClass            map[string]int
+	first, last            time.Time
+}
+
+// run sends requests numbered from the shared counter until total is reached or stop is set.
+func (c *client) run(counter *atomic.Int64, total, cases int, warmup bool, check Check, stop *atomic.Bool) {
+	for !stop.Load() {
+		n := int(counter.Add(1) - 1)
+		if n >= total {
+			return
+		}
+		ci := n % cases
+		ex, err := c.x.Exchange(ci)
+		if err != nil {
+			if errors.Is(err, target.ErrInterrupted) || stop.Load() {
+				return // the trial was cancelled; this request belongs to no one
+			}
+			if !warmup {
+				c.last = time.Now()
+			}
+			c.fail(warmup, n, ci, []string{target.ClassOf(err)}, 0, nil, err, 0)
+			continue
+		}
+		if !warmup {
+			if c.first.IsZero() {
+				c.first = ex.Start
+			}
+			c.last = ex.End
+		}
+		v := safeCheck(check, ci, ex.Status, ex.Body)
+		if v.Pass {
+			if warmup {
+				c.warmPassed++
+			} else {
+				c.passed++
+				c.lat = append(c.lat, ex.End.Sub(ex.Start))
+			}
+			continue
+		}
+		classes := v.Classes
+		if len(classes) == 0 {
+			classes = []string{ClassUnclassified}
+		}
+		c.fail(warmup, n, ci, classes, ex.Status, ex.Body, v.Detail, ex.End.Sub(ex.Start))
+	}
+}
+
+func (c *client) fail(warmup bool, n, ci int, classes []string, status int, body []byte, detail any, latency time.Duration) {
+	counts := &c.classes
+	if warmup {
+		c.warmFailed++
+		counts = &c.warmClasses
+	} else {
+		c.failed++
+	}
+	if *counts == nil {
+		*counts = map[string]int{}
+	}
+	keepIt := false
+	if c.keptByClass == nil {
+		c.keptByClass = map[string]int{}
+	}
+	for _, cl := range classes {
+		(*counts)[cl]++
+		if c.keptByClass[cl] < c.keep {
+			keepIt = true
+		}
+	}
+	if !keepIt {
+		return
+	}
+	for _, cl := range classes {
+		c.keptByClass[cl]++
+	}
+	c.kept = append(c.kept, Failure{Warmup: warmup, Request: n, Client: c.id, Case: ci, Classes: classes,
+		Status: status, Body: append([]byte(nil), body...), Detail: detail, Latency: latency})
+}
+
+// safeCheck runs the check and turns a panic into a failure of class ClassPanic, so one bad
+// response cannot end a run and lose every other result.
+func safeCheck(check Check, ci, status int, body []byte) (v Verdict) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = Verdict{Classes: []string{ClassPanic}, Detail: fmt.Sprintf("check panicked: %v", p)}
+		}
+	}()
+	return check(ci, status, body)
+}
+
+// firstPerClass orders failures (warmup first, then by request number) and keeps a failure
+// while any of its classes has fewer than keep kept.
+func firstPerClass(fs []Failure, keep int) []Failure {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Warmup != fs[j].Warmup {
+			return fs[i].Warmup
+		}
+		return fs[i].Request < fs[j].Request
+	})
+	count := map[string]int{}
+	out := fs[:0]
+	for _, f := range fs {
+		room := false
+		for _, cl := range f.Classes {
+			if count[cl] < keep {
+				room = true
+			}
+		}
+		if !room {
+			continue
+		}
+		for _, cl := range f.Classes {
+			count[cl]++
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,396 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+)
+
+// Layer is a way of sending timed requests. LayerLean is conform's timed path; the others
+// exist so `conform overhead` can show what each layer costs on the same target.
+//
+// The timed path was chosen by measurement (`conform overhead --duration 3s --rounds 5` on
+// the 2-CPU development machine, load average 7-10 from other work; median over rounds of
+// each layer's ratio to wrk in the same round, p50 at 1 client / throughput at 8 clients):
+// lean 1.03 / 1.04; lean+elastictransport 1.37 / 0.74; net/http 2.89 / 0.41;
+// net/http+elastictransport 3.26 / 0.44. Keeping go-elasticsearch's transport on the timed
+// path, even over a lean RoundTripper, costs a third more latency and a quarter of the
+// throughput (a new *http.Request, header maps and the transport's bookkeeping per request),
+// so the timed path writes prepared bytes on the connection itself and go-elasticsearch serves
+// the untimed work (Client).
+type Layer int
+
+const (
+	// LayerLean writes prepared bytes on one raw keep-alive connection (Conn).
+	LayerLean Layer = iota
+	// LayerLeanTransport is go-elasticsearch's transport (elastictransport) over a
+	// RoundTripper bound to one lean connection.
+	LayerLeanTransport
+	// LayerNetHTTP is a net/http Client on its own net/http Transport.
+	LayerNetHTTP
+	// LayerNetHTTPTransport is elastictransport over a net/http Transport: go-elasticsearch's
+	// default stack.
+	LayerNetHTTPTransport
+)
+
+// Layers lists every layer, leanest first.
+var Layers = []Layer{LayerLean, LayerLeanTransport, LayerNetHTTP, LayerNetHTTPTransport}
+
+func (l Layer) String() string {
+	switch l {
+	case LayerLean:
+		return "lean"
+	case LayerLeanTransport:
+		return "lean+elastictransport"
+	case LayerNetHTTP:
+		return "net/http"
+	case LayerNetHTTPTransport:
+		return "net/http+elastictransport"
+	}
+	return "layer(" + strconv.Itoa(int(l)) + ")"
+}
+
+// ParseLayer reads a layer's name as String prints it.
+func ParseLayer(s string) (Layer, error) {
+	for _, l := range Layers {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown layer %q (want lean, lean+elastictransport, net/http or net/http+elastictransport)", s)
+}
+
+// Exchanger is one closed-loop client's connection to a target: it sends request number i of
+// the prepared requests it was opened with and reads the whole response. Exchange is called by
+// one goroutine; Interrupt may be called from another.
+type Exchanger interface {
+	// Exchange sends reqs[i]. A complete response of any status is an Exchange; no complete
+	// response is a *Fault (see ClassOf), or ErrInterrupted after Interrupt.
+	Exchange(i int) (Exchange, error)
+	// Interrupt cuts short the exchange in flight and every later one.
+	Interrupt()
+	// Reconnects counts connections opened after the first.
+	Reconnects() int
+	Close() error
+}
+
+// Open connects one client of the given layer, ready to send reqs (prepared by this target).
+func (t *Target) Open(ctx context.Context, layer Layer, reqs []*Prepared) (Exchanger, error) {
+	switch layer {
+	case LayerLean:
+		c, err := t.Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &leanExchanger{c: c, reqs: reqs}, nil
+	case LayerLeanTransport:
+		rt, err := t.DialRoundTripper(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := t.newTransport(rt, false)
+		if err != nil {
+			rt.Close()
+			return nil, err
+		}
+		return t.newHTTPExchanger(tp, nil, reqs, rt.c.Interrupt, rt.c.Reconnects, rt.Close), nil
+	case LayerNetHTTP, LayerNetHTTPTransport:
+		tr := t.httpTransport()
+		tr.MaxConnsPerHost = 1 // one connection per client, as on the lean path
+		tr.MaxIdleConnsPerHost = 1
+		tr.ResponseHeaderTimeout = t.Timeout
+		var dials atomic.Int64
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return dial(ctx, network, addr)
+		}
+		reconnects := func() int { return max(0, int(dials.Load())-1) }
+		closeIdle := func() error { tr.CloseIdleConnections(); return nil }
+		var x *httpExchanger
+		if layer == LayerNetHTTP {
+			x = t.newHTTPExchanger(nil, &http.Client{Transport: &guard{t: t, rt: tr}}, reqs, nil, reconnects, closeIdle)
+		} else {
+			tp, err := t.newTransport(tr, false)
+			if err != nil {
+				return nil, err
+			}
+			x = t.newHTTPExchanger(tp, nil, reqs, nil, reconnects, closeIdle)
+		}
+		// Open the connection now, as the lean path does, so the first timed request does not
+		// pay for the dial.
+		if err := x.warm(ctx); err != nil {
+			x.Close()
+			return nil, err
+		}
+		return x, nil
+	}
+	return nil, fmt.Errorf("unknown layer %v", layer)
+}
+
+type leanExchanger struct {
+	c    *Conn
+	reqs []*Prepared
+}
+
+func (x *leanExchanger) Exchange(i int) (Exchange, error) { return x.c.Exchange(x.reqs[i]) }
+func (x *leanExchanger) Interrupt()                       { x.c.Interrupt() }
+func (x *leanExchanger) Reconnects() int                  { return x.c.Reconnects() }
+func (x *leanExchanger) Close() error                     { return x.c.Close() }
+
+// httpExchanger sends requests as *http.Request through elastictransport (tp) or a net/http
+// client. The request object is built before the timer starts; the timer spans Perform or Do
+// and reading the body.
+type httpExchanger struct {
+	t          *Target
+	tp         *elastictransport.Client
+	client     *http.Client
+	reqs       []*Prepared
+	buf        []byte
+	ctx        context.Context
+	cancel     context.CancelFunc
+	interrupt  func()
+	reconnects func() int
+	close      func() error
+}
+
+func (t *Target) newHTTPExchanger(tp *elastictransport.Client, client *http.Client, reqs []*Prepared, interrupt func(), reconnects func() int, close func() error) *httpExchanger {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &httpExchanger{t: t, tp: tp, client: client, reqs: reqs, buf: make([]byte, 0, 64<<10),
+		ctx: ctx, cancel: cancel, interrupt: interrupt, reconnects: reconnects, close: close}
+}
+
+func (x *httpExchanger) request(p *Prepared) (*http.Request, error) {
+	var body io.Reader
+	if p.Body != nil {
+		body = bytes.NewReader(p.Body)
+	}
+	var req *http.Request
+	var err error
+	if x.tp != nil {
+		// elastictransport adds scheme, host, prefix and Authorization itself, as esapi expects.
+		req, err = http.NewRequestWithContext(x.ctx, p.Method, p.Path[len(x.t.Prefix):], body)
+	} else {
+		req, err = http.NewRequestWithContext(x.ctx, p.Method, p.URL, body)
+		if err == nil && x.t.authHeader != "" {
+			req.Header.Set("Authorization", x.t.authHeader)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+func (x *httpExchanger) Exchange(i int) (Exchange, error) {
+	req, err := x.request(x.reqs[i])
+	if err != nil {
+		return Exchange{}, err
+	}
+	start := time.Now()
+	var res *http.Response
+	if x.tp != nil {
+		res, err = x.tp.Perform(req)
+	} else {
+		res, err = x.client.Do(req)
+	}
+	if err != nil {
+		return Exchange{}, x.fault("round trip", err)
+	}
+	b := x.buf[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, rerr := res.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			res.Body.Close()
+			return Exchange{}, x.fault("read body", rerr)
+		}
+	}
+	res.Body.Close()
+	end := time.Now()
+	x.buf = b
+	return Exchange{Status: res.StatusCode, Body: b, Start: start, End: end}, nil
+}
+
+func (x *httpExchanger) fault(op string, err error) error {
+	if x.ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	var f *Fault
+	if errors.As(err, &f) {
+		return x.t.Scrub(f)
+	}
+	return x.t.Scrub(&Fault{Class: classOfErr(err), Op: op, Msg: err.Error()})
+}
+
+// warm opens the client's connection by sending the first request and discarding the
+// response, so the first timed request does not pay for the dial.
+func (x *httpExchanger) warm(ctx context.Context) error {
+	if len(x.reqs) == 0 {
+		return nil
+	}
+	if _, err := x.Exchange(0); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (x *httpExchanger) Interrupt() {
+	x.cancel()
+	if x.interrupt != nil {
+		x.interrupt()
+	}
+}
+
+func (x *httpExchanger) Reconnects() int { return x.reconnects() }
+
+func (x *httpExchanger) Close() error {
+	x.cancel()
+	return x.close()
+}
+
+// RoundTripper is an http.RoundTripper bound to one lean connection, so go-elasticsearch's
+// transport can drive the lean path. It serialises each *http.Request as it comes (request
+// line, Host, the request's headers, Content-Length, body) and returns a response whose body
+// is the connection's reused buffer. It carries one request at a time: the previous
+// response's body must be closed before the next RoundTrip. The request's context is not
+// watched; the target's timeout bounds each exchange.
+type RoundTripper struct {
+	c    *Conn
+	raw  []byte
+	body []byte
+	open bool
+}
+
+// DialRoundTripper opens a lean connection and wraps it as a RoundTripper.
+func (t *Target) DialRoundTripper(ctx context.Context) (*RoundTripper, error) {
+	c, err := t.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.header = http.Header{} // the transport and its callers read response headers
+	return &RoundTripper{c: c}, nil
+}
+
+// Close closes the connection.
+func (rt *RoundTripper) Close() error { return rt.c.Close() }
+
+// RoundTrip implements http.RoundTripper.
+func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if rt.open {
+		return nil, errors.New("lean RoundTripper: the previous response body was not closed")
+	}
+	body := rt.body[:0]
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		body, err = readAllInto(body, req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("lean RoundTripper: reading the request body: %w", err)
+		}
+		rt.body = body
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	b := rt.raw[:0]
+	b = append(b, req.Method...)
+	b = append(b, ' ')
+	b = append(b, req.URL.RequestURI()...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, host...)
+	b = append(b, "\r\n"...)
+	for k, vs := range req.Header {
+		if k == "Host" || k == "Content-Length" {
+			continue
+		}
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if len(body) > 0 || req.Method == http.MethodPost || req.Method == http.MethodPut {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, int64(len(body)), 10)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	b = append(b, body...)
+	rt.raw = b
+	ex, err := rt.c.exchange(b, req.Method == http.MethodHead)
+	if err != nil {
+		return nil, err
+	}
+	rt.open = true
+	res := &http.Response{
+		Status:        strconv.Itoa(ex.Status) + " " + http.StatusText(ex.Status),
+		StatusCode:    ex.Status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rt.c.header,
+		ContentLength: int64(len(ex.Body)),
+		Body:          &leanBody{rt: rt, r: bytes.NewReader(ex.Body)},
+		Request:       req,
+	}
+	return res, nil
+}
+
+// leanBody reads a response out of the connection's buffer and releases the RoundTripper
+// for the next request when closed.
+type leanBody struct {
+	rt *RoundTripper
+	r  *bytes.Reader
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	if b.r == nil {
+		return 0, errors.New("read on a closed response body")
+	}
+	return b.r.Read(p)
+}
+
+func (b *leanBody) Close() error {
+	if b.r != nil {
+		b.r = nil
+		b.rt.open = false
+	}
+	return nil
+}
+
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}

@@ -1,0 +1,203 @@
+// Package targettest provides a minimal loopback HTTP/1.1 server that answers every request
+// with the same bytes, for tests, benchmarks and `conform overhead`. It is deliberately leaner
+// than any real engine (no routing, no allocation per request) so that what a benchmark
+// against it measures is the client, not the server.
+package targettest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server answers every HTTP/1.1 request on every keep-alive connection with one fixed
+// response.
+type Server struct {
+	// URL is http://127.0.0.1:PORT.
+	URL  string
+	ln   net.Listener
+	resp []byte
+	mu   sync.Mutex
+	conn map[net.Conn]bool
+	wg   sync.WaitGroup
+	// delay is nanoseconds to wait before each response.
+	delay atomic.Int64
+}
+
+// SetDelay makes the server wait d before answering each request, without using CPU, so it
+// can stand for an engine with the lab's sub-millisecond latencies.
+func (s *Server) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
+
+// NewServer listens on addr ("127.0.0.1:0" for any free port) and serves status with a JSON
+// body until Close.
+func NewServer(addr string, status int, body []byte) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, resp: Response(status, body), conn: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Response is the bytes the server writes: status line, Content-Type, Content-Length, body.
+func Response(status int, body []byte) []byte {
+	head := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nX-Elastic-Product: Elasticsearch\r\nContent-Length: %d\r\n\r\n",
+		status, statusText(status), len(body))
+	return append([]byte(head), body...)
+}
+
+func statusText(status int) string {
+	if status == 200 {
+		return "OK"
+	}
+	return "Status"
+}
+
+// Close stops the server and closes its connections.
+func (s *Server) Close() error {
+	err := s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conn {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return err
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conn[c] = true
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			serve(c, s.resp, &s.delay)
+			c.Close()
+			s.mu.Lock()
+			delete(s.conn, c)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Serve answers requests on c with resp until c closes or sends something that is not an
+// HTTP/1.1 request with a Content-Length (or no body). A HEAD request gets resp's head only.
+func Serve(c net.Conn, resp []byte) error { return serve(c, resp, nil) }
+
+func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
+	r := bufio.NewReaderSize(c, 16<<10)
+	head := resp
+	if i := bytes.Index(resp, []byte("\r\n\r\n")); i >= 0 {
+		head = resp[:i+4]
+	}
+	for {
+		n, isHead, err := readRequest(r)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if n > 0 {
+			if _, err := r.Discard(n); err != nil {
+				return err
+			}
+		}
+		if delay != nil {
+			if d := delay.Load(); d > 0 {
+				sleep(time.Duration(d))
+			}
+		}
+		out := resp
+		if isHead {
+			out = head
+		}
+		if _, err := c.Write(out); err != nil {
+			return err
+		}
+	}
+}
+
+// readRequest reads a request line and headers and returns the body's Content-Length and
+// whether the method is HEAD.
+func readRequest(r *bufio.Reader) (int, bool, error) {
+	first, err := r.ReadSlice('\n')
+	if err != nil {
+		return 0, false, err
+	}
+	isHead := bytes.HasPrefix(first, []byte("HEAD "))
+	n := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return 0, false, err
+		}
+		if len(line) <= 2 {
+			return n, isHead, nil
+		}
+		const cl = "content-length:"
+		if len(line) > len(cl) && lowerPrefix(line, cl) {
+			v := trim(line[len(cl):])
+			m, err := strconv.Atoi(string(v)) // the compiler does not allocate for this conversion
+			if err != nil || m < 0 {
+				return 0, false, fmt.Errorf("bad Content-Length %q", v)
+			}
+			n = m
+		}
+	}
+}
+
+func lowerPrefix(b []byte, p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func trim(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == '\r' || b[len(b)-1] == '\n' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// SearchPage is a valid Elasticsearch 8 search response with n catalogue hits sorted by price
+// then sku, the shape of the workload's page cases (about 380 bytes a hit).
+func SearchPage(n int) []byte {
+	b := []byte(`{"took":1,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":{"total":{"value":4213,"relation":"eq"},"max_score":null,"hits":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		id := fmt.Sprintf("p-%05d", 100+i*37)
+		price := fmt.Sprintf("%d.99", 10+i)
+		b = fmt.Appendf(b, `{"_index":"catalogue","_id":%q,"_score":null,"_source":{"sku":%q,"title":"Product %d","brand":"Acme","category":"tools","tags":["blue","sale"],"price":%s,"rating":4.1,"stock":%d,"weight":1.25,"active":true,"released":"2023-04-%02dT10:00:00Z"},"sort":[%s,%q]}`,
+			id, id, i, price, 7*i, 1+i%28, price, id)
+	}
+	return append(b, "]}}"...)
+}
