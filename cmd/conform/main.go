@@ -62,6 +62,7 @@ type command struct {
 // commands is every subcommand, in the order `conform --help` lists them.
 var commands = []*command{
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"version", "print conform's version and revision", cmdVersion},
 }
 
