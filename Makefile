@@ -53,3 +53,43 @@ bench-overhead: build
 
 clean:
 	rm -rf bin results
+
+# The lab (lab/README.md): Elasticsearch 8.15.0, OpenSearch 3.9.0 and Qdrant 1.19.2 on
+# loopback, each capped at 2 CPUs and 4 GiB, plus your gateway on GATEWAY_URL.
+LAB_COMPOSE ?= docker compose -p conform-lab -f lab/compose.yaml
+LAB_OUT     ?= results/lab
+ES_URL      ?= http://127.0.0.1:9200
+OS_URL      ?= http://127.0.0.1:9201
+QDRANT      ?= 127.0.0.1:6334
+COLLECTION  ?= catalogue
+GATEWAY_URL ?= http://127.0.0.1:8080
+# LOAD_FLAGS=--recreate reloads engines that already hold documents.
+LOAD_FLAGS  ?=
+# SWITCH_CMD puts the gateway into a round's variant (rest or grpc) for lab-experiment.
+SWITCH_CMD  ?=
+
+.PHONY: lab-up lab-load lab-run lab-experiment lab-down
+
+# Start the engines and wait until every healthcheck passes.
+lab-up:
+	$(LAB_COMPOSE) up -d --wait
+
+# Load the default corpus into Elasticsearch, OpenSearch and Qdrant, and verify each copy.
+lab-load: build
+	$(BIN) load --target es=$(ES_URL) --target os=$(OS_URL) --qdrant $(QDRANT) --collection $(COLLECTION) $(LOAD_FLAGS)
+
+# One conformance run over both natives and the gateway, the corpus checked first.
+lab-run: build
+	$(BIN) run --target es=$(ES_URL) --target os=$(OS_URL) --target gateway=$(GATEWAY_URL) \
+		--qdrant $(QDRANT) --collection $(COLLECTION) --out $(LAB_OUT)/run
+
+# The paired experiment: gateway over REST (baseline) vs gRPC (candidate), natives interleaved.
+lab-experiment: build
+	@test -n "$(SWITCH_CMD)" || { echo "lab-experiment: set SWITCH_CMD to the command that switches the gateway's variant (lab/README.md)" >&2; exit 2; }
+	$(BIN) experiment --baseline rest=$(GATEWAY_URL) --candidate grpc=$(GATEWAY_URL) \
+		--native es=$(ES_URL) --native os=$(OS_URL) --qdrant $(QDRANT) --collection $(COLLECTION) \
+		--switch-cmd '$(SWITCH_CMD)' --out $(LAB_OUT)/experiment
+
+# Stop the engines; the corpus stays in the named volumes for the next lab-up.
+lab-down:
+	$(LAB_COMPOSE) down

@@ -65,6 +65,7 @@ var commands = []*command{
 	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
 	{"overhead", "measure what conform's timed path costs, against wrk on a loopback server", cmdOverhead},
+	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"version", "print conform's version and revision", cmdVersion},
 	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
 }

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-elasticsearch/v8"
+
+	"github.com/conform-dev/conform/load"
+)
+
+func cmdLoad(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "load", "[--target NAME=URL]... [--qdrant HOST:PORT [--collection NAME]] [flags]", `
+Load the corpus into real engines, then prove it is there: the only conform command that
+writes to an engine.
+
+For each --target (Elasticsearch, OpenSearch, or conform serve), load creates the index from
+mapping.json, bulk-loads corpus.ndjson in batches (retrying 429s), refreshes, and checks that
+_count equals the corpus size and that a fixed sample of documents reads back equal to the
+corpus. With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload
+indexes from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the
+payload schema), then an exact count, green status, per-index coverage and the same sample.
+
+An existing index or collection that holds documents is left alone unless --recreate is
+given. With --probe, nothing is written: load prints each engine's identity, count and sample
+fingerprint, and exits 1 if a copy is not intact.
+
+Secrets stay out of output: a URL's password is never printed, and Qdrant's API key is read
+from the environment variable named by --qdrant-api-key-env, never from the command line.
+
+Exit status 1 means an engine does not hold the corpus after loading (or, with --probe, no
+longer holds it); 2 means a usage error, a refusal to overwrite, or an engine error.`,
+		"conform load --target es=http://127.0.0.1:9200 --target os=http://127.0.0.1:9201",
+		"conform load --qdrant 127.0.0.1:6334 --collection catalogue",
+		"QDRANT_KEY=... conform load --qdrant qdrant.internal:6334 --qdrant-tls --qdrant-api-key-env QDRANT_KEY",
+		"conform load --target es=http://127.0.0.1:9200 --recreate --fixtures ./my-fixtures --index products",
+		"conform load --probe --target es=http://127.0.0.1:9200 --qdrant 127.0.0.1:6334 --json",
+	)
+	var targets loadTargets
+	fs.Var(&targets, "target", "an Elasticsearch-compatible engine to load, as `NAME=URL` (repeatable)")
+	qaddr := fs.String("qdrant", "", "Qdrant's gRPC API to load, as `HOST:PORT` (port 6334 by default in Qdrant)")
+	collection := fs.String("collection", "", "the Qdrant collection `NAME` (default: the workload's index name)")
+	dir := fs.String("fixtures", "", "load the fixtures in `DIR` instead of the built-in default")
+	index := fs.String("index", "", "the index `NAME` on the targets (default: the workload's index name)")
+	recreate := fs.Bool("recreate", false, "delete and recreate an existing index or collection that holds documents")
+	keyEnv := fs.String("qdrant-api-key-env", "", "read Qdrant's API key from the environment variable `VAR`")
+	qtls := fs.Bool("qdrant-tls", false, "connect to Qdrant over TLS (system roots, TLS 1.3)")
+	probe := fs.Bool("probe", false, "write nothing; print each engine's identity, count and sample fingerprint")
+	asJSON := fs.Bool("json", false, "print the reports as JSON, for a manifest")
+	timeout := fs.Duration("timeout", 15*time.Minute, "give up after `DURATION`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("load takes no arguments, got %q", fs.Args())
+	}
+	if len(targets.bad) > 0 {
+		return usageErr("%v", targets.bad[0])
+	}
+	if len(targets.list) == 0 && *qaddr == "" {
+		return usageErr("load needs --target NAME=URL or --qdrant HOST:PORT (see conform load --help)")
+	}
+	if *qaddr == "" && (*collection != "" || *keyEnv != "" || *qtls) {
+		return usageErr("--collection, --qdrant-api-key-env and --qdrant-tls need --qdrant")
+	}
+	apiKey := ""
+	if *keyEnv != "" {
+		if apiKey = e.getenv(*keyEnv); apiKey == "" {
+			return usageErr("--qdrant-api-key-env: environment variable %s is empty or unset", *keyEnv)
+		}
+	}
+	f, err := loadFixtures(*dir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+
+	out := loadOutput{Corpus: f.Meta.SHA256.Corpus, Mapping: f.Meta.SHA256.Mapping, Documents: len(f.Docs)}
+	var verifyFailed []string
+	for _, t := range targets.list {
+		tp, err := loadTransport(t.url)
+		if err != nil {
+			return usageErr("--target %s: %v", t.name, err)
+		}
+		res := loadTargetResult{Name: t.name, URL: t.display}
+		log := &linePrefixer{w: e.stderr, prefix: t.name + ": "}
+		if *probe {
+			name := *index
+			if name == "" {
+				name = f.Workload.Index
+			}
+			if res.Probe, err = load.ProbeES(ctx, tp, name, f, load.ProbeOptions{}); err != nil {
+				return loadErr(t.name, err)
+			}
+			if !res.Probe.Intact() {
+				verifyFailed = append(verifyFailed, t.name)
+			}
+		} else {
+			res.Load, err = load.LoadES(ctx, tp, f, load.ESOptions{Index: *index, Recreate: *recreate, Log: log})
+			var ve *load.VerifyError
+			switch {
+			case errors.As(err, &ve):
+				verifyFailed = append(verifyFailed, t.name)
+				fmt.Fprintf(e.stderr, "%s: %v\n", t.name, err)
+			case err != nil:
+				return loadErr(t.name, err)
+			}
+			if res.Load != nil {
+				res.Probe = res.Load.Probe
+			}
+		}
+		out.Targets = append(out.Targets, res)
+		if !*asJSON {
+			printESResult(e.stdout, res)
+		}
+	}
+
+	if *qaddr != "" {
+		c, srv, err := load.DialQdrant(ctx, load.QdrantConfig{Addr: *qaddr, APIKey: apiKey, TLS: *qtls})
+		if err != nil {
+			return loadErr("qdrant", err)
+		}
+		defer c.Close()
+		res := &loadQdrantResult{Addr: *qaddr, Server: srv}
+		name := *collection
+		if name == "" {
+			name = f.Workload.Index
+		}
+		if *probe {
+			if res.Probe, err = load.ProbeQdrant(ctx, c, name, f, load.ProbeOptions{}); err != nil {
+				return loadErr("qdrant", err)
+			}
+			if !res.Probe.Intact() {
+				verifyFailed = append(verifyFailed, "qdrant")
+			}
+		} else {
+			log := &linePrefixer{w: e.stderr, prefix: "qdrant: "}
+			res.Load, err = load.LoadQdrant(ctx, c, f, load.QdrantOptions{Collection: name, Recreate: *recreate, Log: log})
+			var ve *load.VerifyError
+			switch {
+			case errors.As(err, &ve):
+				verifyFailed = append(verifyFailed, "qdrant")
+				fmt.Fprintf(e.stderr, "qdrant: %v\n", err)
+			case err != nil:
+				return loadErr("qdrant", err)
+			}
+			if res.Load != nil {
+				res.Probe = res.Load.Probe
+			}
+		}
+		out.Qdrant = res
+		if !*asJSON {
+			printQdrantResult(e.stdout, res)
+		}
+	}
+
+	if *asJSON {
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s\n", b)
+	}
+	if len(verifyFailed) > 0 {
+		return failed("the corpus is not intact on %s", strings.Join(verifyFailed, ", "))
+	}
+	return nil
+}
+
+// loadOutput is what --json prints.
+type loadOutput struct {
+	Corpus    string             `json:"corpus_sha256"`
+	Mapping   string             `json:"mapping_sha256"`
+	Documents int                `json:"documents"`
+	Targets   []loadTargetResult `json:"targets,omitempty"`
+	Qdrant    *loadQdrantResult  `json:"qdrant,omitempty"`
+}
+
+type loadTargetResult struct {
+	Name  string         `json:"name"`
+	URL   string         `json:"url"` // without credentials
+	Load  *load.ESReport `json:"load,omitempty"`
+	Probe *load.Probe    `json:"probe,omitempty"`
+}
+
+type loadQdrantResult struct {
+	Addr   string             `json:"addr"`
+	Server load.QdrantServer  `json:"server"`
+	Load   *load.QdrantReport `json:"load,omitempty"`
+	Probe  *load.QdrantProbe  `json:"probe,omitempty"`
+}
+
+// loadErr classifies a failure to load: a refusal to overwrite and engine errors are exit 2.
+func loadErr(name string, err error) error {
+	var ne *load.NotEmptyError
+	if errors.As(err, &ne) {
+		return usageErr("%s: %v", name, err)
+	}
+	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", name, err)}
+}
+
+func printESResult(w io.Writer, r loadTargetResult) {
+	if r.Load != nil {
+		l := r.Load
+		verb := "loaded"
+		if l.Replaced != "" {
+			verb = "replaced the " + map[string]string{"empty": "empty", "recreated": "existing"}[l.Replaced] + " index and loaded"
+		}
+		fmt.Fprintf(w, "%s  %s  index %s: %s %d documents in %d batches (%d retries), %s\n",
+			r.Name, r.URL, l.Index, verb, l.Documents, l.Batches, l.Retries, l.Took.Round(time.Millisecond))
+	}
+	if p := r.Probe; p != nil {
+		id := p.Identity
+		who := strings.TrimSpace(id.Distribution + " " + id.Version)
+		if who == "" {
+			who = "unidentified (" + id.Error + ")"
+		}
+		fmt.Fprintf(w, "%s  %s  %s, index %s: count %d, %s\n", r.Name, r.URL, who, p.Index, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+	}
+}
+
+func printQdrantResult(w io.Writer, r *loadQdrantResult) {
+	if l := r.Load; l != nil {
+		verb := "loaded"
+		if l.Replaced != "" {
+			verb = "replaced the " + map[string]string{"empty": "empty", "recreated": "existing"}[l.Replaced] + " collection and loaded"
+		}
+		fmt.Fprintf(w, "qdrant  %s  collection %s: %s %d points in %d batches of %d, %d payload indexes, %s\n",
+			r.Addr, l.Collection, verb, l.Points, l.Batches, l.BatchPoints, len(l.Indexes), l.Took.Round(time.Millisecond))
+		for _, warn := range l.Warnings {
+			fmt.Fprintf(w, "qdrant  warning: %s\n", warn)
+		}
+	}
+	if p := r.Probe; p != nil {
+		fmt.Fprintf(w, "qdrant  %s  qdrant %s, collection %s %s: count %d, %s\n", r.Addr, r.Server.Version, p.Collection, p.Status, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+	}
+}
+
+func sampleLine(s load.Fingerprint, intact bool, problems []load.Problem) string {
+	line := fmt.Sprintf("sample sha256 %s (%d documents, every %d)", s.SHA256, s.Docs, s.Every)
+	if intact {
+		return line + ": intact"
+	}
+	var ps []string
+	for i, p := range problems {
+		if i == 3 {
+			ps = append(ps, fmt.Sprintf("and %d more", len(problems)-3))
+			break
+		}
+		ps = append(ps, p.String())
+	}
+	return line + ": NOT INTACT: " + strings.Join(ps, "; ")
+}
+
+// loadTarget is one --target NAME=URL.
+type loadTarget struct {
+	name    string
+	url     *url.URL
+	display string // the URL without credentials
+}
+
+// loadTargets collects --target flags. A bad spec is kept as an error and reported after
+// parsing: the flag package would echo the whole value, password included.
+type loadTargets struct {
+	list []loadTarget
+	bad  []error
+}
+
+var loadTargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+func (l *loadTargets) String() string {
+	var s []string
+	for _, t := range l.list {
+		s = append(s, t.name+"="+t.display)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *loadTargets) Set(v string) error {
+	if err := l.add(v); err != nil {
+		l.bad = append(l.bad, err)
+	}
+	return nil
+}
+
+func (l *loadTargets) add(v string) error {
+	name, raw, ok := strings.Cut(v, "=")
+	if !ok || !loadTargetName.MatchString(name) {
+		return fmt.Errorf("--target %q is not NAME=URL", redactSpec(v))
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--target %s: %q is not an http(s) URL", name, redactSpec(raw))
+	}
+	for _, t := range l.list {
+		if t.name == name {
+			return fmt.Errorf("--target %s is given twice", name)
+		}
+	}
+	display := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
+	l.list = append(l.list, loadTarget{name: name, url: u, display: display})
+	return nil
+}
+
+// redactSpec hides anything between "://" and "@" in a malformed spec echoed in an error.
+func redactSpec(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.LastIndex(s, "@"); j > i {
+			return s[:i+3] + "…@" + s[j+1:]
+		}
+	}
+	return s
+}
+
+// loadTransport builds a transport for one target URL.
+//
+// TODO(lead): use conformance/target once it lands on main (auth options, TLS, path prefix,
+// index override). This minimal client takes the URL as given (user:password in it means
+// basic auth) and hands LoadES the client's transport rather than the client itself: the
+// product check lives in (*elasticsearch.Client).Perform and would refuse OpenSearch and
+// gateways, while the transport underneath does not check.
+func loadTransport(u *url.URL) (elastictransport.Interface, error) {
+	addr := *u
+	addr.RawQuery, addr.Fragment = "", ""
+	c, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{strings.TrimSuffix(addr.String(), "/")}})
+	if err != nil {
+		return nil, err
+	}
+	return c.Transport, nil
+}
+
+// linePrefixer writes each line with a prefix: progress from several engines stays apart.
+type linePrefixer struct {
+	w      io.Writer
+	prefix string
+	buf    bytes.Buffer
+}
+
+func (p *linePrefixer) Write(b []byte) (int, error) {
+	p.buf.Write(b)
+	for {
+		line, err := p.buf.ReadBytes('\n')
+		if err != nil {
+			p.buf.Write(line) // an unfinished line waits for its end
+			return len(b), nil
+		}
+		if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, line); err != nil {
+			return 0, err
+		}
+	}
+}

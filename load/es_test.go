@@ -1,0 +1,251 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+
+	"github.com/conform-dev/conform/load/loadtest"
+)
+
+// serveES serves h on loopback and returns a transport for it that, like conform's, does
+// not insist on Elasticsearch's product header.
+func serveES(t testing.TB, h http.Handler) elastictransport.Interface {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	tp, err := elastictransport.New(elastictransport.Config{URLs: []*url.URL{u}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+func noBackoff(int) time.Duration { return time.Millisecond }
+
+func TestLoadESLoadsInBatchesAndVerifies(t *testing.T) {
+	f := smallDefault(t, 2500)
+	es := loadtest.NewFakeES()
+	var log bytes.Buffer
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if want := []int{1000, 1000, 500}; !reflect.DeepEqual(es.BulkDocs, want) {
+		t.Errorf("bulk batches = %v, want %v", es.BulkDocs, want)
+	}
+	mapping, docs, ok := es.Index("catalogue")
+	if !ok || !bytes.Equal(mapping, f.Mapping) {
+		t.Fatalf("index created with mapping %s, want the fixtures' mapping", mapping)
+	}
+	if len(docs) != len(f.Docs) {
+		t.Fatalf("%d documents stored, want %d", len(docs), len(f.Docs))
+	}
+	for _, d := range f.Docs {
+		if !bytes.Equal(docs[d.ID], d.Source) {
+			t.Fatalf("document %s stored as %s, want the corpus bytes %s", d.ID, docs[d.ID], d.Source)
+		}
+	}
+	if ct := es.ContentTypes["POST /catalogue/_bulk"]; ct != "application/x-ndjson" {
+		t.Errorf("bulk content type = %q", ct)
+	}
+	if es.RequestCount("POST /catalogue/_refresh") != 1 {
+		t.Errorf("requests %v: want one refresh", es.Requests)
+	}
+	if rep.Documents != 2500 || rep.Batches != 3 || rep.Retries != 0 || rep.Replaced != "" {
+		t.Errorf("report = %+v", rep)
+	}
+	p := rep.Probe
+	if !p.Intact() || p.Count != 2500 || p.Sample.Docs != DefaultSampleDocs || p.Sample.Every != 25 {
+		t.Errorf("probe = %+v", p)
+	}
+	if p.Identity.Distribution != "elasticsearch" || p.Identity.Version != "8.15.0" {
+		t.Errorf("identity = %+v", p.Identity)
+	}
+	if got := es.RequestCount("GET /catalogue/_doc/"); got != DefaultSampleDocs {
+		t.Errorf("%d sample GETs, want %d", got, DefaultSampleDocs)
+	}
+}
+
+func TestLoadESBatchesByBytes(t *testing.T) {
+	f := smallDefault(t, 300)
+	es := loadtest.NewFakeES()
+	if _, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{BatchBytes: 10 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, n := range es.BulkDocs {
+		total += n
+		if n >= 300 || n == 0 {
+			t.Errorf("batch %d has %d documents; 10 KiB batches hold far fewer", i, n)
+		}
+	}
+	if total != 300 || len(es.BulkDocs) < 5 {
+		t.Errorf("batches %v", es.BulkDocs)
+	}
+}
+
+func TestLoadESRetries429(t *testing.T) {
+	f := smallDefault(t, 50)
+	es := loadtest.NewFakeES()
+	es.Bulk429 = 2
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Retries != 2 || !reflect.DeepEqual(es.BulkDocs, []int{50}) {
+		t.Errorf("retries = %d, bulk batches that reached the index = %v", rep.Retries, es.BulkDocs)
+	}
+}
+
+func TestLoadESRetriesOnlyItemsRefusedWith429(t *testing.T) {
+	f := smallDefault(t, 40)
+	es := loadtest.NewFakeES()
+	es.ItemFaults = map[string]*loadtest.ItemFault{
+		f.Docs[3].ID:  {Status: 429, Type: "es_rejected_execution_exception", Reason: "queue full", Times: 1},
+		f.Docs[17].ID: {Status: 429, Type: "es_rejected_execution_exception", Reason: "queue full", Times: 2},
+	}
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{40, 2, 1}; !reflect.DeepEqual(es.BulkDocs, want) {
+		t.Errorf("bulk requests carried %v documents, want %v (only refused items retried)", es.BulkDocs, want)
+	}
+	if rep.Retries != 2 || !rep.Probe.Intact() {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestLoadESReportsRefusedItems(t *testing.T) {
+	f := smallDefault(t, 40)
+	es := loadtest.NewFakeES()
+	es.ItemFaults = map[string]*loadtest.ItemFault{
+		f.Docs[5].ID: {Status: 400, Type: "document_parsing_exception", Reason: "failed to parse field [stock] of type [integer]"},
+		f.Docs[9].ID: {Status: 400, Type: "strict_dynamic_mapping_exception", Reason: "mapping set to strict"},
+	}
+	_, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff})
+	var be *BulkError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a BulkError", err)
+	}
+	if len(be.Items) != 2 || be.Items[0].ID != f.Docs[5].ID || be.Items[0].Type != "document_parsing_exception" || be.Items[1].ID != f.Docs[9].ID {
+		t.Errorf("items = %+v", be.Items)
+	}
+	for _, want := range []string{f.Docs[5].ID, "failed to parse field [stock]", "strict_dynamic_mapping_exception", "batch 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestLoadESGivesUpAfterRetries(t *testing.T) {
+	f := smallDefault(t, 10)
+	es := loadtest.NewFakeES()
+	es.Bulk429 = 100
+	_, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff, MaxRetries: 3})
+	if err == nil || !strings.Contains(err.Error(), "429") {
+		t.Fatalf("err = %v, want a 429 error", err)
+	}
+	if got := es.RequestCount("POST /catalogue/_bulk"); got != 4 {
+		t.Errorf("%d bulk requests, want 1 + 3 retries", got)
+	}
+}
+
+func TestLoadESCatchesAWrongCount(t *testing.T) {
+	f := smallDefault(t, 30)
+	es := loadtest.NewFakeES()
+	es.CountDelta = -1
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{})
+	var ve *VerifyError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want a VerifyError", err)
+	}
+	if len(ve.Problems) != 1 || ve.Problems[0].Kind != "count" || ve.Problems[0].Want != "30" || ve.Problems[0].Got != "29" {
+		t.Errorf("problems = %+v", ve.Problems)
+	}
+	if rep == nil || rep.Probe.Intact() {
+		t.Errorf("the report should come back with the failed probe: %+v", rep)
+	}
+}
+
+func TestLoadESRefusesANonEmptyIndex(t *testing.T) {
+	f := smallDefault(t, 20)
+	es := loadtest.NewFakeES()
+	es.AddIndex("catalogue", map[string]string{"keep-me": `{"sku":"keep-me"}`})
+	_, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{})
+	var ne *NotEmptyError
+	if !errors.As(err, &ne) || ne.Count != 1 || ne.Name != "catalogue" {
+		t.Fatalf("err = %v, want a NotEmptyError for catalogue with 1 document", err)
+	}
+	for _, r := range es.Requests {
+		if !strings.HasPrefix(r, "HEAD ") && !strings.HasPrefix(r, "GET ") {
+			t.Errorf("refusing, the loader still sent %s", r)
+		}
+	}
+	if _, docs, _ := es.Index("catalogue"); len(docs) != 1 {
+		t.Errorf("the index was touched: %d documents", len(docs))
+	}
+
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Recreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, docs, _ := es.Index("catalogue"); len(docs) != 20 || docs["keep-me"] != nil || rep.Replaced != "recreated" {
+		t.Errorf("after --recreate: %d documents, replaced %q", len(docs), rep.Replaced)
+	}
+}
+
+func TestLoadESReplacesAnEmptyIndex(t *testing.T) {
+	f := smallDefault(t, 20)
+	es := loadtest.NewFakeES()
+	es.AddIndex("catalogue", nil)
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Replaced != "empty" || es.RequestCount("DELETE /catalogue") != 1 {
+		t.Errorf("replaced %q, requests %v", rep.Replaced, es.Requests)
+	}
+}
+
+func TestLoadESUsesTheIndexOption(t *testing.T) {
+	f := smallDefault(t, 20)
+	es := loadtest.NewFakeES()
+	if _, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Index: "cat alogue/2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, docs, ok := es.Index("cat alogue/2"); !ok || len(docs) != 20 {
+		t.Errorf("index with an awkward name: ok=%v, %d docs; requests %v", ok, len(docs), es.Requests[:3])
+	}
+	if es.RequestCount("PUT /cat%20alogue%2F2") != 1 {
+		t.Errorf("index name not escaped in the path: %v", es.Requests[:3])
+	}
+}
+
+func TestLoadESStopsOnAnHTTPError(t *testing.T) {
+	f := smallDefault(t, 20)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			w.WriteHeader(400)
+			w.Write([]byte(`{"error":{"type":"mapper_parsing_exception","reason":"unknown parameter [scaling_factor]"},"status":400}`))
+			return
+		}
+		loadtest.NewFakeES().ServeHTTP(w, r)
+	})
+	_, err := LoadES(context.Background(), serveES(t, h), f, ESOptions{})
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 400 || !strings.Contains(he.Body, "unknown parameter") || he.Op != "PUT /catalogue" {
+		t.Fatalf("err = %#v", err)
+	}
+}

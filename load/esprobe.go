@@ -1,0 +1,175 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+
+	"github.com/conform-dev/conform/fixtures"
+)
+
+// ProbeOptions configure the probes.
+type ProbeOptions struct {
+	// SampleDocs is the fingerprint's sample size; 0 means DefaultSampleDocs. Only
+	// fingerprints with the same sample size compare.
+	SampleDocs int
+}
+
+// Identity is what an Elasticsearch-compatible engine says about itself at GET /.
+type Identity struct {
+	Name          string `json:"name,omitempty"`
+	ClusterName   string `json:"cluster_name,omitempty"`
+	ClusterUUID   string `json:"cluster_uuid,omitempty"`
+	Version       string `json:"version,omitempty"` // version.number
+	Distribution  string `json:"distribution,omitempty"`
+	BuildFlavor   string `json:"build_flavor,omitempty"`
+	BuildHash     string `json:"build_hash,omitempty"`
+	LuceneVersion string `json:"lucene_version,omitempty"`
+	// Product is the X-Elastic-Product response header, if any.
+	Product string `json:"product,omitempty"`
+	// Error says why GET / gave no identity (a gateway need not serve it); the probe goes on.
+	Error string `json:"error,omitempty"`
+}
+
+// Probe is the state of one Elasticsearch-compatible engine's copy of the corpus, for the
+// manifest: who answered, how many documents the index holds, and a fingerprint of a fixed
+// sample of them next to the corpus's own.
+type Probe struct {
+	Index    string    `json:"index"`
+	At       time.Time `json:"at"`
+	Identity Identity  `json:"identity"`
+	Count    int64     `json:"count"`
+	// Sample is the fingerprint of what the engine returned; Expected that of the corpus.
+	Sample   Fingerprint `json:"sample"`
+	Expected Fingerprint `json:"expected"`
+	// Problems is empty when the corpus is intact.
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Intact reports whether the count and every sampled document match the corpus.
+func (p *Probe) Intact() bool { return len(p.Problems) == 0 && p.Sample.SHA256 == p.Expected.SHA256 }
+
+// ProbeES reads identity, the index's _count and each sampled document (GET
+// /{index}/_doc/{id}, _source compared with the corpus as JSON values). It writes nothing.
+// An error means the engine could not be asked; a damaged corpus is Problems in the Probe.
+func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f *fixtures.Fixtures, o ProbeOptions) (*Probe, error) {
+	c := esClient{tp}
+	p := &Probe{Index: index, At: time.Now().UTC()}
+	var err error
+	if p.Identity, err = c.identity(ctx); err != nil {
+		return nil, err
+	}
+	if p.Count, err = c.count(ctx, index); err != nil {
+		return nil, err
+	}
+	if p.Expected, err = ExpectedFingerprint(f, o.SampleDocs); err != nil {
+		return nil, err
+	}
+	if want := int64(len(f.Docs)); p.Count != want {
+		p.Problems = append(p.Problems, Problem{Kind: "count", Want: strconv.FormatInt(want, 10), Got: strconv.FormatInt(p.Count, 10)})
+	}
+	docs, every := Sample(f, o.SampleDocs)
+	fp := newFingerprinter(p.Count, every)
+	for _, d := range docs {
+		got, problem, err := c.source(ctx, index, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if problem != nil {
+			p.Problems = append(p.Problems, *problem)
+			fp.add(d.ID, nil)
+			continue
+		}
+		gotC, err := Canonical(got)
+		if err != nil {
+			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: "a JSON _source", Got: snippet(got)})
+			fp.add(d.ID, nil)
+			continue
+		}
+		wantC, err := Canonical(d.Source)
+		if err != nil {
+			return nil, fmt.Errorf("corpus document %q: %w", d.ID, err)
+		}
+		if !bytes.Equal(gotC, wantC) {
+			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: snippet(d.Source), Got: snippet(got)})
+		}
+		fp.add(d.ID, gotC)
+	}
+	p.Sample = fp.result()
+	return p, nil
+}
+
+// identity reads GET /. A non-200 answer is recorded, not fatal: gateways need not serve it.
+func (c esClient) identity(ctx context.Context) (Identity, error) {
+	r, err := c.do(ctx, http.MethodGet, nil, nil, nil, "")
+	if err != nil {
+		return Identity{}, err
+	}
+	id := Identity{Product: r.Header.Get("X-Elastic-Product")}
+	if r.Status != http.StatusOK {
+		id.Error = httpErr("GET /", r).Error()
+		return id, nil
+	}
+	var body struct {
+		Name        string `json:"name"`
+		ClusterName string `json:"cluster_name"`
+		ClusterUUID string `json:"cluster_uuid"`
+		Version     struct {
+			Number        string `json:"number"`
+			Distribution  string `json:"distribution"`
+			BuildFlavor   string `json:"build_flavor"`
+			BuildHash     string `json:"build_hash"`
+			LuceneVersion string `json:"lucene_version"`
+		} `json:"version"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		id.Error = "GET /: unreadable body: " + snippet(r.Body)
+		return id, nil
+	}
+	id.Name, id.ClusterName, id.ClusterUUID = body.Name, body.ClusterName, body.ClusterUUID
+	id.Version, id.BuildFlavor, id.BuildHash = body.Version.Number, body.Version.BuildFlavor, body.Version.BuildHash
+	id.LuceneVersion = body.Version.LuceneVersion
+	// OpenSearch says "distribution":"opensearch"; Elasticsearch says nothing there but sends
+	// its product header.
+	id.Distribution = body.Version.Distribution
+	if id.Distribution == "" && id.Product == "Elasticsearch" {
+		id.Distribution = "elasticsearch"
+	}
+	return id, nil
+}
+
+// source fetches one document's _source. A missing document or an unexpected status is a
+// Problem; only a failure to ask is an error.
+func (c esClient) source(ctx context.Context, index, id string) ([]byte, *Problem, error) {
+	r, err := c.do(ctx, http.MethodGet, []string{index, "_doc", id}, nil, nil, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch r.Status {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return nil, &Problem{Kind: "missing", ID: id, Want: "found", Got: "404"}, nil
+	default:
+		return nil, &Problem{Kind: "status", ID: id, Want: "200", Got: strconv.Itoa(r.Status) + " " + snippet(r.Body)}, nil
+	}
+	var body struct {
+		Found  bool            `json:"found"`
+		Source json.RawMessage `json:"_source"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		return nil, &Problem{Kind: "source", ID: id, Want: "a document", Got: snippet(r.Body)}, nil
+	}
+	if !body.Found {
+		return nil, &Problem{Kind: "missing", ID: id, Want: "found", Got: "found:false"}, nil
+	}
+	if body.Source == nil {
+		return nil, &Problem{Kind: "source", ID: id, Want: "_source", Got: "no _source"}, nil
+	}
+	return body.Source, nil, nil
+}
