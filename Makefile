@@ -18,7 +18,7 @@ build:
 # The main job on the embedded default: serve the embedded engine on loopback, run the
 # workload at 1 and 8 clients, write the report into $(OUT).
 run: build
-	$(BIN) fixtures
+	$(BIN) run --out $(OUT)
 
 # go vet, then every test with the race detector.
 test: vet

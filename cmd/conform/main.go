@@ -61,13 +61,16 @@ type command struct {
 
 // commands is every subcommand, in the order `conform --help` lists them.
 var commands = []*command{
-	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
-	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
-	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
-	{"overhead", "measure what conform's timed path costs, against wrk on a loopback server", cmdOverhead},
+	{"run", "time the workload against targets, checking every response (the main job)", cmdRun},
+	{"check", "one strict pass over every case; JUnit and JSON out; exit 1 on any mismatch", cmdCheck},
+	{"explain", "show one case: request, curl, expected and actual bodies, the differences", cmdExplain},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
-	{"version", "print conform's version and revision", cmdVersion},
+	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
+	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
+	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
+	{"overhead", "measure what conform's timed path costs, against wrk on a loopback server", cmdOverhead},
+	{"version", "print conform's version and revision", cmdVersion},
 }
 
 func main() {

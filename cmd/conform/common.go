@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/runner"
+	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// targetFlags are how every command that reaches a target authenticates and connects.
+// Secrets are read from the environment, never from a flag value that would land in shell
+// history, process listings and manifests; a URL's userinfo also works.
+type targetFlags struct {
+	user        string
+	passwordEnv string
+	apiKeyEnv   string
+	caFile      string
+	insecure    bool
+	index       string
+	timeout     time.Duration
+}
+
+func (t *targetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.user, "user", "", "basic-auth user `NAME` for targets (the password comes from --password-env; a URL's user:pass@ also works)")
+	fs.StringVar(&t.passwordEnv, "password-env", "CONFORM_PASSWORD", "environment `VAR` holding the basic-auth password")
+	fs.StringVar(&t.apiKeyEnv, "api-key-env", "CONFORM_API_KEY", "environment `VAR` holding an API key, sent as Authorization: ApiKey (used when set)")
+	fs.StringVar(&t.caFile, "ca", "", "PEM `FILE` of certificate authorities to trust for https targets")
+	fs.BoolVar(&t.insecure, "insecure", false, "skip TLS certificate verification (a warning is recorded)")
+	fs.StringVar(&t.index, "index", "", "index `NAME` on the targets, replacing the workload's (for an alias or another name)")
+	fs.DurationVar(&t.timeout, "timeout", target.DefaultTimeout, "per-request timeout, from writing the request to reading the last byte")
+}
+
+func (t *targetFlags) options(e *env) (target.Options, error) {
+	o := target.Options{Username: t.user, CAFile: t.caFile, Insecure: t.insecure, Index: t.index, Timeout: t.timeout}
+	if t.user != "" {
+		o.Password = e.getenv(t.passwordEnv)
+		if o.Password == "" {
+			return o, usageErr("--user %s needs a password in $%s", t.user, t.passwordEnv)
+		}
+	}
+	if t.apiKeyEnv != "" {
+		o.APIKey = e.getenv(t.apiKeyEnv)
+	}
+	if t.timeout <= 0 {
+		return o, usageErr("--timeout must be positive")
+	}
+	return o, nil
+}
+
+// runFlags are the settings of a timed run, shared by run and experiment. REQUESTS, TRIALS,
+// WARMUP and TRACK_TOTAL_HITS set the defaults; flags win.
+type runFlags struct {
+	ops      string
+	clients  string
+	requests int
+	trials   int
+	warmup   int
+	tth      string
+	keep     int
+	check    checkFlags
+}
+
+// checkFlags select the strict check's options.
+type checkFlags struct {
+	pedantic bool
+	relax    string
+}
+
+func (c *checkFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.pedantic, "pedantic", false, "fail on the report-only classes too (key order, took, _shards, scores under a field sort, versions, other fields)")
+	names := []string{}
+	for _, r := range conformance.Relaxations() {
+		names = append(names, r.Name)
+	}
+	fs.StringVar(&c.relax, "relax", "", "comma-separated relaxations of the strict check, each recorded in every report: `LIST` of "+strings.Join(names, ", "))
+}
+
+func (c *checkFlags) options() (*conformance.Options, error) {
+	o := &conformance.Options{Pedantic: c.pedantic}
+	if c.relax != "" {
+		for _, r := range strings.Split(c.relax, ",") {
+			o.Relax = append(o.Relax, conformance.Relaxation(strings.TrimSpace(r)))
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return nil, usageErr("--relax: %v", err)
+	}
+	return o, nil
+}
+
+func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
+	envInt := func(name string, def int) (int, error) {
+		v := e.getenv(name)
+		if v == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, usageErr("$%s=%q is not a non-negative integer", name, v)
+		}
+		return n, nil
+	}
+	requests, err := envInt("REQUESTS", 200)
+	if err != nil {
+		return err
+	}
+	trials, err := envInt("TRIALS", 3)
+	if err != nil {
+		return err
+	}
+	warmup, err := envInt("WARMUP", 40)
+	if err != nil {
+		return err
+	}
+	tth := "true"
+	if v := e.getenv("TRACK_TOTAL_HITS"); v != "" {
+		tth = v
+	}
+	fs.StringVar(&r.ops, "ops", strings.Join(fixtures.Ops, ","), "comma-separated operations to run (`LIST`)")
+	fs.StringVar(&r.clients, "clients", "1,8", "comma-separated concurrency levels (`LIST`), closed-loop clients with one connection each")
+	fs.IntVar(&r.requests, "requests", requests, "measured requests per trial, shared among the clients ($REQUESTS)")
+	fs.IntVar(&r.trials, "trials", trials, "trials per target, operation and concurrency level ($TRIALS)")
+	fs.IntVar(&r.warmup, "warmup", warmup, "checked, untimed requests before each trial ($WARMUP)")
+	fs.StringVar(&r.tth, "track-total-hits", tth, "track_total_hits sent with every search: true, false (the disabled-total diagnostic) or `N` ($TRACK_TOTAL_HITS)")
+	fs.IntVar(&r.keep, "keep", runner.DefaultKeep, "failed responses of each class kept whole per target")
+	r.check.register(fs)
+	return nil
+}
+
+func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
+	s := runner.Settings{Requests: r.requests, Trials: r.trials, Warmup: r.warmup, Timeout: timeout, Keep: r.keep}
+	for _, op := range strings.Split(r.ops, ",") {
+		op = strings.TrimSpace(op)
+		if !contains(fixtures.Ops, op) {
+			return s, usageErr("--ops: unknown operation %q (want %s)", op, strings.Join(fixtures.Ops, ", "))
+		}
+		s.Ops = append(s.Ops, op)
+	}
+	for _, c := range strings.Split(r.clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			return s, usageErr("--clients: %q is not a positive integer", c)
+		}
+		s.Clients = append(s.Clients, n)
+	}
+	tth, err := fixtures.ParseTotalHits(r.tth)
+	if err != nil {
+		return s, usageErr("--track-total-hits: %v", err)
+	}
+	s.TrackTotalHits = tth
+	if s.Check, err = r.check.options(); err != nil {
+		return s, err
+	}
+	if err := s.Validate(); err != nil {
+		return s, usageErr("%v", err)
+	}
+	return s, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// oracleSource resolves --oracle. A live oracle is reached like a target (a URL's userinfo as
+// basic auth, the CA and TLS flags), through conformance/target.
+func oracleSource(spec string, topts target.Options) (oracle.Source, error) {
+	if url, ok := strings.CutPrefix(spec, "live:"); ok {
+		o := topts
+		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
+		t, err := target.Parse("oracle="+url, o)
+		if err != nil {
+			return nil, usageErr("--oracle: %v", err)
+		}
+		return &oracle.Live{Endpoint: endpoint{t}}, nil
+	}
+	src, err := oracle.ParseSource(spec)
+	if err != nil {
+		return nil, usageErr("--oracle: %v", err)
+	}
+	return src, nil
+}
+
+// endpoint lets the oracle reach a live engine through a target's transport.
+type endpoint struct{ t *target.Target }
+
+func (p endpoint) Name() string { return p.t.Redacted() }
+
+func (p endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	tp, err := p.t.Transport()
+	if err != nil {
+		return 0, nil, err
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := tp.Perform(req)
+	if err != nil {
+		return 0, nil, p.t.Scrub(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, target.MaxBody))
+	if err != nil {
+		return 0, nil, p.t.Scrub(err)
+	}
+	return resp.StatusCode, out, nil
+}
+
+// expectations computes the expected responses once, before any timing.
+func expectations(ctx context.Context, e *env, spec string, topts target.Options, f *fixtures.Fixtures, tth fixtures.TotalHits) (*oracle.Expectations, error) {
+	src, err := oracleSource(spec, topts)
+	if err != nil {
+		return nil, err
+	}
+	x, err := src.Expect(ctx, f, oracle.Settings{Index: f.Workload.Index, TrackTotalHits: tth})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("oracle %s: %w", src.Name(), err)}
+	}
+	if x.Source == "" {
+		x.Source = src.Name()
+	}
+	return x, nil
+}
+
+// embeddedServer serves a fresh embedded engine loaded with the fixtures on a loopback port:
+// the default target when none is given.
+type embeddedServer struct {
+	URL string
+	srv *http.Server
+	ln  net.Listener
+}
+
+func startEmbedded(f *fixtures.Fixtures) (*embeddedServer, error) {
+	eng := engine.New()
+	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+		return nil, fmt.Errorf("loading the embedded engine: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &embeddedServer{URL: "http://" + ln.Addr().String(), ln: ln, srv: &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+func (s *embeddedServer) Close() error { return s.srv.Close() }
+
+// parseTargets turns --target specs into targets; no spec gives the embedded default.
+func parseTargets(specs []string, o target.Options) ([]*target.Target, error) {
+	ts, err := target.ParseAll(specs, o)
+	if err != nil {
+		return nil, usageErr("--target: %v", err)
+	}
+	return ts, nil
+}
+
+// infra wraps an infrastructure error: exit 2.
+func infra(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitUsage, err: err}
+}
+
+// fileExists reports whether path names an existing file or directory.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

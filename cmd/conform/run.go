@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/runner"
+	"github.com/conform-dev/conform/internal/buildinfo"
+)
+
+func cmdRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "run", "[--target NAME=URL ...] [--ops LIST] [--clients 1,8] [--requests 200] [--trials 3] [--warmup 40] [--track-total-hits true|false|N] [--oracle SPEC] [--out DIR]", `
+Time the workload against one or more targets, checking every response strictly; only passing
+responses are timed. For each trial, operation and concurrency level every target runs before
+the next step, in a rotating order. Each trial is WARMUP checked, untimed requests and then
+REQUESTS measured requests shared among closed-loop clients, one keep-alive connection each.
+The expected responses are computed once, before any timing.
+
+With no --target, conform serves its embedded Elasticsearch 8.15 engine on loopback with the
+fixtures loaded and runs against it (that is "make run"). Targets must already hold the corpus
+(see "conform load"); readiness is checked first: GET /, the document count, the corpus
+fingerprint, and one case through the timed path.
+
+Writes into --out: results.json (docs/RESULTS.md; rewritten after every trial, so an
+interrupted run leaves valid partial results), report.md, report.html, manifest.json and
+benchstat.txt. Exits 1 when any response failed the check, 2 on an infrastructure error or an
+interrupted run.`,
+		"conform run                                        # the embedded default, like make run",
+		"conform run --target es=http://127.0.0.1:9200 --target gw=http://127.0.0.1:8080 --out results/es-vs-gw",
+		"REQUESTS=200 TRIALS=3 WARMUP=40 conform run --target os=https://admin@127.0.0.1:9201 --ca ca.pem --clients 1,8",
+		"conform run --target gw=http://127.0.0.1:8080/es --index products --ops page,after --track-total-hits false",
+		"conform run --target gw=http://127.0.0.1:8080 --qdrant 127.0.0.1:6334 --collection catalogue --image gw=sha256:abc --limits gw='2 CPUs, 4 GiB'",
+	)
+	var targets listFlag
+	fs.Var(&targets, "target", "a target as `NAME=URL` (repeatable); none serves the embedded engine")
+	var tf targetFlags
+	tf.register(fs)
+	var rf runFlags
+	if err := rf.register(e, fs); err != nil {
+		return err
+	}
+	var lf labFlags
+	lf.register(fs)
+	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
+	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded, live:URL or golden:FILE")
+	out := fs.String("out", "", "write the results into `DIR` (default results/run-<time>)")
+	noProgress := fs.Bool("no-progress", false, "no progress display on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("run takes no arguments, got %q (targets are --target NAME=URL)", fs.Args())
+	}
+	topts, err := tf.options(e)
+	if err != nil {
+		return err
+	}
+	settings, err := rf.settings(topts.Timeout)
+	if err != nil {
+		return err
+	}
+	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return infra(err)
+	}
+
+	// The embedded default: a fresh engine with the fixtures, on loopback.
+	if len(targets) == 0 {
+		srv, err := startEmbedded(f)
+		if err != nil {
+			return infra(err)
+		}
+		defer srv.Close()
+		targets = listFlag{"embedded=" + srv.URL}
+	}
+	ts, err := parseTargets(targets, topts)
+	if err != nil {
+		return err
+	}
+	lab, err := lf.open(ctx, e, ts, f)
+	if err != nil {
+		return err
+	}
+	defer lab.Close()
+
+	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
+	x, err := expectations(ctx, e, *oracleSpec, topts, f, settings.TrackTotalHits)
+	if err != nil {
+		return err
+	}
+	suite, err := runner.NewSuite(f, x, settings.Ops)
+	if err != nil {
+		return infra(err)
+	}
+	prog := newProgress(e, *noProgress)
+	started := time.Now().UTC()
+	r := &runner.Run{
+		Settings: settings, Suite: suite, Targets: ts, Ready: lab.ready,
+		OnTrial:  func(res *report.Results) error { return report.WriteResults(dir, res) },
+		Progress: prog.event,
+	}
+	res, runErr := r.Execute(ctx)
+	prog.done()
+	if res == nil {
+		return infra(runErr)
+	}
+	man := newManifest("run", res, lab.environment(ctx), started)
+	man.Trials = trialRecords(res)
+	if err := report.WriteAll(dir, res, man); err != nil {
+		return infra(fmt.Errorf("writing results into %s: %w", dir, err))
+	}
+	printRunSummary(e, res, dir)
+	if runErr != nil {
+		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
+	}
+	if n := res.TotalFailed() + readinessFailures(res); n > 0 {
+		return failed("%d responses failed the strict check; see %s", n, filepath.Join(dir, report.MarkdownFile))
+	}
+	return nil
+}
+
+// readinessFailures counts failures recorded before timing (trial 0 of no cell).
+func readinessFailures(res *report.Results) int {
+	n := 0
+	for _, f := range res.Failures {
+		if f.Trial == 0 && res.Cell(f.Target, f.Op, f.Clients) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// newManifest builds the evidence a run or experiment leaves.
+func newManifest(kind string, res *report.Results, environment map[string]map[string]string, created time.Time) *report.Manifest {
+	return &report.Manifest{
+		Format: report.ManifestFormat, Kind: kind, Tool: buildinfo.Get(), Methodology: res.Methodology,
+		CreatedAt: created, Command: report.RedactArgs(os.Args), Settings: res.Settings, Fixtures: res.Fixtures,
+		Oracle: res.Oracle, Targets: res.Targets, Host: report.HostFacts(), Environment: environment, Complete: res.Complete,
+	}
+}
+
+func trialRecords(res *report.Results) []report.TrialRecord {
+	var out []report.TrialRecord
+	for _, c := range res.Cells {
+		for _, t := range c.Trials {
+			out = append(out, report.TrialRecord{Target: c.Target, Op: c.Op, Clients: c.Clients, Trial: t})
+		}
+	}
+	return out
+}
+
+// printRunSummary prints the p50 table and where the outputs are.
+func printRunSummary(e *env, res *report.Results, dir string) {
+	names := make([]string, len(res.Targets))
+	for i, t := range res.Targets {
+		names[i] = t.Name
+	}
+	fmt.Fprintf(e.stdout, "\np50 latency (ms), median of %d trials, %s\n\n", res.Settings.Trials, clientsLabel(res.Settings.Clients))
+	w := 26
+	fmt.Fprintf(e.stdout, "%-*s", w, "Operation")
+	for _, n := range names {
+		fmt.Fprintf(e.stdout, "  %-17s", n)
+	}
+	fmt.Fprintln(e.stdout)
+	for _, op := range res.Settings.Ops {
+		fmt.Fprintf(e.stdout, "%-*s", w, report.OpLabel(op))
+		for _, t := range names {
+			var parts []string
+			for _, n := range res.Settings.Clients {
+				if c := res.Cell(t, op, n); c != nil && len(c.Trials) > 0 {
+					parts = append(parts, report.Ms(c.MedianP50Ms))
+				} else {
+					parts = append(parts, "–")
+				}
+			}
+			fmt.Fprintf(e.stdout, "  %-17s", strings.Join(parts, " / "))
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	fmt.Fprintf(e.stdout, "\n%d responses passed and were timed; %d failed the check.\n", res.TotalPassed(), res.TotalFailed())
+	if !res.Complete {
+		fmt.Fprintf(e.stdout, "INCOMPLETE: %s\n", res.Incomplete)
+	}
+	fmt.Fprintf(e.stdout, "Results in %s: %s, %s, %s, %s, %s\n", dir, report.MarkdownFile, report.HTMLFile, report.ResultsFile, report.ManifestFile, report.BenchstatFile)
+}
+
+func clientsLabel(cs []int) string {
+	parts := make([]string, len(cs))
+	for i, n := range cs {
+		if n == 1 {
+			parts[i] = "1 client"
+		} else {
+			parts[i] = fmt.Sprintf("%d clients", n)
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+// progress shows where a run is, on one rewritten line of stderr when it is a terminal.
+type progress struct {
+	e       *env
+	on      bool
+	started time.Time
+	failed  int
+}
+
+func newProgress(e *env, off bool) *progress {
+	return &progress{e: e, on: e.stderrIsTerminal && !off, started: time.Now()}
+}
+
+func (p *progress) event(ev runner.Event) {
+	p.failed += ev.Failed
+	if !p.on {
+		return
+	}
+	elapsed := time.Since(p.started)
+	eta := time.Duration(0)
+	if ev.Done > 0 {
+		eta = time.Duration(float64(elapsed) / float64(ev.Done) * float64(ev.Total-ev.Done))
+	}
+	fmt.Fprintf(p.e.stderr, "\r\033[K[%d/%d] trial %d/%d %-6s %d clients %-12s failed %d  eta %s",
+		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, ev.Clients, ev.Target, p.failed, eta.Round(time.Second))
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.e.stderr, "\r\033[K")
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+// smallRun keeps CLI run tests quick: few requests, two trials.
+var smallRun = map[string]string{"REQUESTS": "40", "TRIALS": "2", "WARMUP": "4"}
+
+func readResults(t *testing.T, dir string) *report.Results {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, report.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("results.json is not valid JSON: %v", err)
+	}
+	return &r
+}
+
+// loadedEngine is the embedded engine with the default fixtures, as a handler.
+func loadedEngine(t *testing.T) http.Handler {
+	t.Helper()
+	f := fixtures.Default()
+	eng := engine.New()
+	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// The embedded default: every output written, every response passing, exit 0.
+func TestRunEmbeddedDefault(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, smallRun, "run", "--out", dir, "--ops", "get,after,counts", "--clients", "1,2")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	for _, f := range []string{report.ResultsFile, report.MarkdownFile, report.HTMLFile, report.ManifestFile, report.BenchstatFile} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty", f)
+		}
+	}
+	r := readResults(t, dir)
+	if !r.Complete || len(r.Cells) != 3*2 || r.TotalFailed() != 0 {
+		t.Fatalf("complete %v, %d cells, %d failed", r.Complete, len(r.Cells), r.TotalFailed())
+	}
+	for _, c := range r.Cells {
+		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms <= 0 || c.Histogram == nil {
+			t.Errorf("cell %s/%s/%d: %d trials, %d passed, p50 %v", c.Target, c.Op, c.Clients, len(c.Trials), c.Passed, c.MedianP50Ms)
+		}
+	}
+	if r.Settings.Requests != 40 || r.Settings.Trials != 2 || r.Settings.Warmup != 4 {
+		t.Errorf("environment defaults not applied: %+v", r.Settings)
+	}
+	if p := r.Targets[0].Probes["corpus"]; p == nil {
+		t.Error("the corpus probe is not recorded")
+	}
+	if !strings.Contains(out, "Read one document") || !strings.Contains(out, "Results in "+dir) {
+		t.Errorf("summary: %s", out)
+	}
+	// Flags win over the environment.
+	dir2 := t.TempDir()
+	if code, _, errOut := runCLI(t, smallRun, "run", "--out", dir2, "--ops", "get", "--clients", "1", "--requests", "10", "--trials", "1"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if r := readResults(t, dir2); r.Settings.Requests != 10 || r.Cells[0].Passed != 10 {
+		t.Errorf("--requests did not win: %+v", r.Settings)
+	}
+}
+
+// corrupting wraps a handler and breaks every nth _search response (its hits.total relation),
+// the way a faulty gateway would.
+type corrupting struct {
+	next  http.Handler
+	every int64
+	n     atomic.Int64
+}
+
+func (c *corrupting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/_search") {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	c.next.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	if c.n.Add(1)%c.every == 0 {
+		body = bytes.Replace(body, []byte(`"relation":"eq"`), []byte(`"relation":"gte"`), 1)
+	}
+	for k, v := range rec.Header() {
+		if k != "Content-Length" {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(body)
+}
+
+// A target that fails every 10th response: the failures are counted by class, kept with their
+// differences, never timed, and the run exits 1.
+func TestRunCountsFailuresAndKeepsThemOutOfLatency(t *testing.T) {
+	srv := httptest.NewServer(&corrupting{next: loadedEngine(t), every: 10})
+	defer srv.Close()
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, smallRun, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "page,counts", "--clients", "1,2")
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	r := readResults(t, dir)
+	if !r.Complete {
+		t.Fatalf("incomplete: %s", r.Incomplete)
+	}
+	total := 0
+	for _, c := range r.Cells {
+		for _, tr := range c.Trials {
+			if tr.Passed+tr.Failed != 40 {
+				t.Errorf("%s/%d trial %d: %d passed + %d failed != 40 requests", c.Op, c.Clients, tr.Trial, tr.Passed, tr.Failed)
+			}
+			if tr.Failed > 0 && tr.FailuresByClass["totals"] != tr.Failed {
+				t.Errorf("failures not classed as totals: %v", tr.FailuresByClass)
+			}
+		}
+		total += c.Failed
+	}
+	// Warmup and readiness requests shift the counter, so about a tenth of the measured
+	// responses fail: 320 measured, 32 of every 320 _search answers broken.
+	if total < 25 || total > 40 {
+		t.Errorf("%d failures, want about a tenth of 320", total)
+	}
+	if len(r.Failures) == 0 || r.Failures[0].Class != "totals" || len(r.Failures[0].Diffs) == 0 {
+		t.Fatalf("no failure kept whole with its differences: %+v", r.Failures)
+	}
+	if !strings.Contains(r.Failures[0].Diffs[0].Path, "hits.total.relation") {
+		t.Errorf("kept failure's difference: %+v", r.Failures[0].Diffs[0])
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !strings.Contains(string(md), "hits.total.relation") {
+		t.Error("report.md does not show the kept failure")
+	}
+}
+
+// stopping serves until stop is closed, then closes every connection it gets.
+type stopping struct {
+	next    http.Handler
+	stopped atomic.Bool
+	after   int64
+	n       atomic.Int64
+}
+
+func (s *stopping) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/_search") && s.n.Add(1) > s.after {
+		s.stopped.Store(true)
+	}
+	if s.stopped.Load() {
+		hj, ok := w.(http.Hijacker)
+		if ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+		w.WriteHeader(503)
+		return
+	}
+	s.next.ServeHTTP(w, r)
+}
+
+// A target that stops mid-run: its failures are classified, the run ends with a clear error
+// and exit 2, and results.json holds the finished trials, marked incomplete.
+func TestRunTargetThatDies(t *testing.T) {
+	h := &stopping{next: loadedEngine(t), after: 150}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, smallRun, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "page", "--clients", "1", "--trials", "6", "--timeout", "2s")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "partial results in "+dir) {
+		t.Errorf("stderr does not point at the partial results: %s", errOut)
+	}
+	r := readResults(t, dir)
+	if r.Complete || r.Incomplete == "" {
+		t.Fatalf("results not marked incomplete: %+v", r.Incomplete)
+	}
+	c := r.Cell("gw", "page", 1)
+	if c == nil || len(c.Trials) == 0 || c.Passed == 0 {
+		t.Fatalf("the trials before the target died are not kept: %+v", c)
+	}
+	if c.FailuresByClass["transport"] == 0 {
+		t.Errorf("the dying target's failures are not classed transport: %v", c.FailuresByClass)
+	}
+}
+
+// Cancelling a run (Ctrl-C) leaves a valid results.json marked incomplete and exits non-zero.
+func TestRunInterrupted(t *testing.T) {
+	srv := httptest.NewServer(loadedEngine(t))
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	// Cancel as soon as the first trial's results are written.
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(dir, report.ResultsFile)); err == nil {
+				once.Do(cancel)
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return map[string]string{"REQUESTS": "400", "TRIALS": "5", "WARMUP": "2"}[k] }}
+	code := conform(ctx, e, []string{"run", "--target", "gw=" + srv.URL, "--out", dir, "--ops", "page,after", "--clients", "1,2"})
+	cancel()
+	if code == exitOK {
+		t.Fatalf("an interrupted run exited 0: %s", stderr.String())
+	}
+	r := readResults(t, dir)
+	if r.Complete || !strings.Contains(r.Incomplete, "interrupted") {
+		t.Fatalf("results.json not marked interrupted: complete %v, %q", r.Complete, r.Incomplete)
+	}
+	if len(r.Cells[0].Trials) == 0 {
+		t.Error("the trial finished before the interruption is not in results.json")
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"run", "--ops", "mget"}, `unknown operation "mget"`},
+		{nil, []string{"run", "--clients", "0"}, `"0" is not a positive integer`},
+		{nil, []string{"run", "--track-total-hits", "maybe"}, "track_total_hits must be"},
+		{map[string]string{"REQUESTS": "lots"}, []string{"run"}, `$REQUESTS="lots" is not a non-negative integer`},
+		{nil, []string{"run", "--requests", "4", "--clients", "8"}, "8 clients cannot share 4 requests"},
+		{nil, []string{"run", "--relax", "everything"}, `unknown relaxation "everything"`},
+		{nil, []string{"run", "--target", "gw=ftp://x"}, "--target"},
+		{nil, []string{"run", "--collection", "c"}, "--collection needs --qdrant"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := runCLI(t, tc.env, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

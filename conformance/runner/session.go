@@ -1,0 +1,595 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/stats"
+	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
+)
+
+// Methodology names how conform measures: closed-loop clients with one keep-alive connection
+// each; requests shared among the clients; warmup requests checked and never timed; the timer
+// spans writing the request to reading the last byte of the body; only passing responses are
+// timed, and the check runs after the timer stops on the client's own goroutine; targets are
+// interleaved and rotated for every trial, operation and concurrency level. It is recorded
+// with every result, and results with different tags are never combined: change it whenever
+// a change to the runner could move a measured figure.
+const Methodology = "conform-closed-loop/1"
+
+// Settings are a run's settings.
+type Settings struct {
+	Ops     []string
+	Clients []int
+	// Requests is the number of measured requests per trial, shared among the clients.
+	Requests int
+	Trials   int
+	// Warmup requests precede each trial; they are checked, never timed.
+	Warmup         int
+	TrackTotalHits fixtures.TotalHits
+	Timeout        time.Duration
+	Check          *conformance.Options
+	// Keep is how many failures of each class a trial keeps whole (0: DefaultKeep).
+	Keep int
+}
+
+// Validate reports settings no run can use.
+func (s Settings) Validate() error {
+	switch {
+	case len(s.Ops) == 0:
+		return errors.New("no operations to run")
+	case len(s.Clients) == 0:
+		return errors.New("no concurrency levels to run")
+	case s.Requests < 1:
+		return fmt.Errorf("requests must be at least 1, not %d", s.Requests)
+	case s.Trials < 1:
+		return fmt.Errorf("trials must be at least 1, not %d", s.Trials)
+	case s.Warmup < 0:
+		return fmt.Errorf("warmup must not be negative, not %d", s.Warmup)
+	}
+	for _, n := range s.Clients {
+		if n < 1 {
+			return fmt.Errorf("a concurrency level must be at least 1, not %d", n)
+		}
+		if n > s.Requests {
+			return fmt.Errorf("%d clients cannot share %d requests: every client needs one", n, s.Requests)
+		}
+	}
+	return s.Check.Validate()
+}
+
+// Report converts the settings for results.json.
+func (s Settings) Report(index string) report.Settings {
+	check := s.Check.Names()
+	if len(check) == 0 {
+		check = []string{"strict"}
+	}
+	return report.Settings{Ops: s.Ops, Clients: s.Clients, Requests: s.Requests, Trials: s.Trials, Warmup: s.Warmup,
+		TrackTotalHits: string(s.TrackTotalHits), Timeout: s.Timeout.String(), Index: index, Check: check}
+}
+
+// Suite is what every run of a workload shares, built once before any timing: the cases of
+// each operation with their oracle requests and compiled expectations.
+type Suite struct {
+	Fixtures *fixtures.Fixtures
+	Expect   *oracle.Expectations
+	ops      map[string]*opSuite
+}
+
+type opSuite struct {
+	cases   []*fixtures.Case
+	expects []*oracle.Expected
+	checks  []*conformance.Expectation
+	// cursors holds an after case's search_after, taken from its page's expected answer.
+	cursors [][]byte
+}
+
+// NewSuite compiles the expectations of the given operations. An operation without cases is
+// an error: a run would report nothing for it.
+func NewSuite(f *fixtures.Fixtures, x *oracle.Expectations, ops []string) (*Suite, error) {
+	s := &Suite{Fixtures: f, Expect: x, ops: map[string]*opSuite{}}
+	for _, op := range ops {
+		o := &opSuite{}
+		for i := range f.Workload.Cases {
+			c := &f.Workload.Cases[i]
+			if c.Op != op {
+				continue
+			}
+			e := x.Get(c.Name)
+			if e == nil {
+				return nil, fmt.Errorf("the oracle has no expectation for case %s", c.Name)
+			}
+			chk, err := conformance.Compile(e.Status, e.Body)
+			if err != nil {
+				return nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
+			}
+			var cursor []byte
+			if c.After != "" {
+				page := x.Get(c.After)
+				if page == nil {
+					return nil, fmt.Errorf("case %s continues %s, which the oracle did not answer", c.Name, c.After)
+				}
+				if cursor, err = oracle.Cursor(page); err != nil {
+					return nil, fmt.Errorf("case %s: %w", c.Name, err)
+				}
+			}
+			o.cases, o.expects, o.checks, o.cursors = append(o.cases, c), append(o.expects, e), append(o.checks, chk), append(o.cursors, cursor)
+		}
+		if len(o.cases) == 0 {
+			return nil, fmt.Errorf("the workload has no %s cases", op)
+		}
+		s.ops[op] = o
+	}
+	return s, nil
+}
+
+// Cases returns how many cases an operation has in the suite.
+func (s *Suite) Cases(op string) int {
+	if o := s.ops[op]; o != nil {
+		return len(o.cases)
+	}
+	return 0
+}
+
+// requests builds an operation's requests for one target (its index override applied).
+func (s *Suite) requests(t *target.Target, op string) ([]fixtures.Request, error) {
+	o := s.ops[op]
+	out := make([]fixtures.Request, len(o.cases))
+	for i, c := range o.cases {
+		r, err := t.Request(c, s.Expect.Settings.Index, s.Expect.Settings.TrackTotalHits, o.cursors[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// check returns the runner's check for an operation's cases. A passing check allocates
+// nothing; the differences are kept as the verdict's detail only on failure.
+func (s *Suite) check(op string, opts *conformance.Options) Check {
+	checks := s.ops[op].checks
+	return func(i, status int, body []byte) Verdict {
+		res := checks[i].Check(status, body, opts)
+		if res.Pass {
+			return Verdict{Pass: true}
+		}
+		return Verdict{Classes: classNames(res.FailingClasses()), Detail: res.Diffs}
+	}
+}
+
+func classNames(cs []conformance.Class) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
+}
+
+// Ready reports a target's identity and readiness facts before timing (GET /, document
+// count, corpus fingerprint, a backend's state). An error means the target is not ready.
+type Ready func(ctx context.Context, t *target.Target) (identity json.RawMessage, probes map[string]any, err error)
+
+// Event is a progress report.
+type Event struct {
+	Trial, Trials int
+	Op            string
+	Clients       int
+	Target        string
+	Done, Total   int // steps (target trials) finished and planned
+	Passed        int
+	Failed        int
+}
+
+// Run is one timed run: every target through every trial, operation and concurrency level.
+type Run struct {
+	Settings Settings
+	Suite    *Suite
+	Targets  []*target.Target
+	// Ready checks each target before timing; nil uses GETRoot.
+	Ready Ready
+	// Layer is the timed path (default the lean one).
+	Layer target.Layer
+	// OnTrial is called after every trial with the results so far (complete: false), for
+	// example to rewrite results.json, so an interrupted run leaves what it measured.
+	OnTrial func(*report.Results) error
+	// Progress, when set, receives an event after every target trial.
+	Progress func(Event)
+	// Now is the clock for timestamps (default time.Now).
+	Now func() time.Time
+	// Rotation offsets the rotation of targets, so an experiment's rounds do not all start
+	// with the same target.
+	Rotation int
+}
+
+// cellState accumulates one cell's trials and passing latencies.
+type cellState struct {
+	cell      *report.Cell
+	trials    []stats.Trial
+	latencies []time.Duration
+}
+
+// Execute runs the plan and returns its results. A cancelled context or a target that stays
+// down ends the run early: the results then hold every finished trial, Complete is false,
+// Incomplete says why, and the error is returned alongside them.
+func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	if err := r.Settings.Validate(); err != nil {
+		return nil, err
+	}
+	if len(r.Targets) == 0 {
+		return nil, errors.New("no targets")
+	}
+	s := r.Suite
+	res := &report.Results{
+		Format: report.ResultsFormat, Methodology: Methodology, StartedAt: now().UTC(),
+		Settings: r.Settings.Report(s.Expect.Settings.Index),
+		Fixtures: FixturesInfo(s.Fixtures),
+		Oracle:   report.Oracle{Source: s.Expect.Source, SHA256: s.Expect.Hash()},
+		Failures: []report.Failure{},
+		Order:    []report.OrderEntry{},
+	}
+	for _, w := range s.Expect.Warnings() {
+		res.Warnings = append(res.Warnings, "oracle: "+w)
+	}
+
+	// Before timing: prepared requests and readiness for every target.
+	prepared := make([]map[string][]*target.Prepared, len(r.Targets))
+	for ti, t := range r.Targets {
+		res.Targets = append(res.Targets, report.Target{Name: t.Name, URL: t.Redacted()})
+		for _, w := range t.Warnings() {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s: %s", t.Name, w))
+		}
+		prepared[ti] = map[string][]*target.Prepared{}
+		for _, op := range r.Settings.Ops {
+			reqs, err := s.requests(t, op)
+			if err != nil {
+				return nil, fmt.Errorf("target %s: %w", t.Name, err)
+			}
+			if prepared[ti][op], err = t.PrepareAll(reqs); err != nil {
+				return nil, fmt.Errorf("target %s: %w", t.Name, err)
+			}
+		}
+	}
+	for ti, t := range r.Targets {
+		ident, probes, warn, err := r.ready(ctx, t, prepared[ti])
+		if err != nil {
+			return nil, fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+		}
+		res.Targets[ti].Identity, res.Targets[ti].Probes = ident, probes
+		if warn != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s: readiness case %s did not pass the check (%s); the run goes on and counts every failure",
+				t.Name, warn.Case, warn.Class))
+			res.Failures = append(res.Failures, *warn)
+		}
+	}
+
+	cells := map[[3]any]*cellState{}
+	for _, op := range r.Settings.Ops {
+		for _, n := range r.Settings.Clients {
+			for _, t := range r.Targets {
+				res.Cells = append(res.Cells, report.Cell{Target: t.Name, Op: op, Clients: n, FailuresByClass: map[string]int{}, Trials: []report.Trial{}})
+			}
+		}
+	}
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		cells[[3]any{c.Target, c.Op, c.Clients}] = &cellState{cell: c}
+	}
+	kept := map[[2]string]int{} // (target, class) -> failures kept
+	keep := r.Settings.Keep
+	if keep == 0 {
+		keep = DefaultKeep
+	}
+
+	total := r.Settings.Trials * len(r.Settings.Ops) * len(r.Settings.Clients) * len(r.Targets)
+	done, block := 0, r.Rotation
+	finish := func(reason string) {
+		res.FinishedAt = now().UTC()
+		res.Complete = reason == ""
+		res.Incomplete = reason
+		finalizeHistograms(res, cells)
+	}
+	for trial := 1; trial <= r.Settings.Trials; trial++ {
+		for _, op := range r.Settings.Ops {
+			for _, n := range r.Settings.Clients {
+				order := rotate(len(r.Targets), block)
+				block++
+				entry := report.OrderEntry{Trial: trial, Op: op, Clients: n}
+				for _, ti := range order {
+					entry.Targets = append(entry.Targets, r.Targets[ti].Name)
+				}
+				res.Order = append(res.Order, entry)
+				for _, ti := range order {
+					t := r.Targets[ti]
+					if err := ctx.Err(); err != nil {
+						finish("interrupted: " + err.Error())
+						return res, err
+					}
+					started := now().UTC()
+					tr, err := RunTrial(ctx, Trial{
+						Clients: n, Warmup: r.Settings.Warmup, Requests: r.Settings.Requests,
+						Cases: len(prepared[ti][op]), Keep: keep, Check: s.check(op, r.Settings.Check),
+						Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
+							return t.Open(ctx, r.Layer, prepared[ti][op])
+						},
+					})
+					if err != nil {
+						reason := fmt.Sprintf("target %s stopped answering (%s, %d clients, trial %d): %v", t.Name, op, n, trial, t.Scrub(err))
+						if ctx.Err() != nil {
+							reason = "interrupted: " + ctx.Err().Error()
+						}
+						finish(reason)
+						return res, errors.New(reason)
+					}
+					cs := cells[[3]any{t.Name, op, n}]
+					if err := cs.add(trial, started, tr); err != nil {
+						return res, err
+					}
+					for _, f := range tr.Kept {
+						for _, class := range f.Classes {
+							k := [2]string{t.Name, class}
+							if kept[k] >= keep {
+								continue
+							}
+							kept[k]++
+							res.Failures = append(res.Failures, keptFailure(t, op, n, trial, class, prepared[ti][op][f.Case], f))
+							break
+						}
+					}
+					if down(tr) {
+						reason := fmt.Sprintf("target %s stopped answering (%s, %d clients, trial %d): every measured request failed with %s",
+							t.Name, op, n, trial, strings.Join(sortedClasses(tr.Failures), ", "))
+						finish(reason)
+						if r.OnTrial != nil {
+							r.OnTrial(res)
+						}
+						return res, errors.New(reason)
+					}
+					done++
+					if r.Progress != nil {
+						r.Progress(Event{Trial: trial, Trials: r.Settings.Trials, Op: op, Clients: n, Target: t.Name,
+							Done: done, Total: total, Passed: tr.Passed, Failed: tr.Failed})
+					}
+					if tr.Incomplete {
+						reason := "interrupted"
+						if ctx.Err() != nil {
+							reason += ": " + ctx.Err().Error()
+						}
+						finish(reason)
+						return res, ctx.Err()
+					}
+					if r.OnTrial != nil {
+						if err := r.OnTrial(res); err != nil {
+							return res, fmt.Errorf("writing results: %w", err)
+						}
+					}
+				}
+			}
+		}
+	}
+	finish("")
+	return res, nil
+}
+
+// ready waits for nothing: it asks once. The caller decides how long to wait for a target
+// (an experiment waits after a switch); a run expects its targets up.
+func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][]*target.Prepared) (json.RawMessage, map[string]any, *report.Failure, error) {
+	readyFn := r.Ready
+	if readyFn == nil {
+		readyFn = GETRoot
+	}
+	ident, probes, err := readyFn(ctx, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// One case through the timed path: the first case of the first operation must come back
+	// (any status) on a fresh connection; if it does not pass the check, say so.
+	op := r.Settings.Ops[0]
+	x, err := t.Open(ctx, r.Layer, prepared[op])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer x.Close()
+	ex, err := x.Exchange(0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v := r.Suite.check(op, r.Settings.Check)(0, ex.Status, ex.Body)
+	if v.Pass {
+		return ident, probes, nil, nil
+	}
+	f := keptFailure(t, op, 1, 0, strings.Join(v.Classes, ","), prepared[op][0],
+		Failure{Case: 0, Classes: v.Classes, Status: ex.Status, Body: append([]byte(nil), ex.Body...), Detail: v.Detail})
+	return ident, probes, &f, nil
+}
+
+// GETRoot is the minimal readiness check: GET / must answer 200 with a JSON object, which is
+// recorded as the target's identity.
+func GETRoot(ctx context.Context, t *target.Target) (json.RawMessage, map[string]any, error) {
+	tp, err := t.Transport()
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := newRequest(ctx, "GET", "/", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := tp.Perform(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := readAll(resp)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode != 200 || !json.Valid(body) {
+		return nil, nil, fmt.Errorf("GET / answered HTTP %d: %.200s", resp.StatusCode, body)
+	}
+	return json.RawMessage(body), nil, nil
+}
+
+// add folds one trial into the cell.
+func (cs *cellState) add(trial int, started time.Time, tr *Result) error {
+	failures := map[string]int{}
+	for k, v := range tr.Failures {
+		failures[k] = v
+	}
+	st, err := stats.SummarizeTrial(stats.TrialData{Latencies: tr.Latencies, Wall: tr.Wall, Failures: failures})
+	if err != nil {
+		return err
+	}
+	cs.trials = append(cs.trials, st)
+	cs.latencies = append(cs.latencies, tr.Latencies...)
+	t := report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall),
+		P50Ms: ms(st.P50), P95Ms: ms(st.P95), P99Ms: ms(st.P99), MeanMs: ms(st.Mean), MaxMs: ms(st.Max),
+		ThroughputRPS: st.Throughput, Passed: st.Passed, Failed: st.Failed, FailuresByClass: failures,
+		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete}
+	c := cs.cell
+	c.Trials = append(c.Trials, t)
+	sum, err := stats.SummarizeCell(cs.trials)
+	if err != nil {
+		return err
+	}
+	c.MedianP50Ms, c.P50RangeMs = ms(sum.P50), [2]float64{ms(sum.P50Min), ms(sum.P50Max)}
+	c.MedianP95Ms, c.MedianThroughputRPS = ms(sum.P95), sum.Throughput
+	c.Passed, c.Failed = sum.Passed, sum.Failed
+	c.FailuresByClass = map[string]int{}
+	for k, v := range sum.Failures {
+		c.FailuresByClass[k] = v
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// histogramBins is the number of log-spaced bins of a cell's latency distribution.
+const histogramBins = 40
+
+// finalizeHistograms draws every cell of an operation and concurrency level over the same
+// bins, so the report's charts compare targets on one axis.
+func finalizeHistograms(res *report.Results, cells map[[3]any]*cellState) {
+	type group struct {
+		op      string
+		clients int
+	}
+	lo, hi := map[group]time.Duration{}, map[group]time.Duration{}
+	for _, cs := range cells {
+		g := group{cs.cell.Op, cs.cell.Clients}
+		for _, l := range cs.latencies {
+			if v, ok := lo[g]; !ok || l < v {
+				lo[g] = l
+			}
+			if l > hi[g] {
+				hi[g] = l
+			}
+		}
+	}
+	for _, cs := range cells {
+		g := group{cs.cell.Op, cs.cell.Clients}
+		if len(cs.latencies) == 0 || hi[g] <= lo[g] {
+			cs.cell.Histogram = nil
+			continue
+		}
+		h, err := stats.LogHistogramRange(cs.latencies, lo[g], hi[g], histogramBins)
+		if err != nil {
+			continue
+		}
+		rh := &report.Histogram{}
+		for i, b := range h.Bins {
+			if i == 0 {
+				rh.EdgesMs = append(rh.EdgesMs, ms(b.Lo))
+			}
+			rh.EdgesMs = append(rh.EdgesMs, ms(b.Hi))
+			rh.Counts = append(rh.Counts, b.Count)
+		}
+		cs.cell.Histogram = rh
+	}
+}
+
+// rotate returns 0..n-1 rotated by k, so no target always runs first.
+func rotate(n, k int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = (i + k) % n
+	}
+	return out
+}
+
+// maxKeptBody bounds a kept failure's body in results.json.
+const maxKeptBody = 64 << 10
+
+func keptFailure(t *target.Target, op string, clients, trial int, class string, p *target.Prepared, f Failure) report.Failure {
+	out := report.Failure{Target: t.Name, Op: op, Clients: clients, Trial: trial, Case: p.Case, Class: class,
+		Method: p.Method, Path: p.Path, Request: string(p.Body), Status: f.Status}
+	body := f.Body
+	if len(body) > maxKeptBody {
+		out.Body = string(body[:maxKeptBody]) + fmt.Sprintf("… (%d bytes in all)", len(body))
+	} else {
+		out.Body = string(body)
+	}
+	switch d := f.Detail.(type) {
+	case []conformance.Difference:
+		for _, x := range d {
+			out.Diffs = append(out.Diffs, report.Difference{Class: string(x.Class), Path: x.Path, Want: x.Want, Got: x.Got, Fails: x.Fails})
+		}
+	case error:
+		out.Error = t.Scrub(d).Error()
+	case nil:
+	default:
+		out.Error = fmt.Sprint(d)
+	}
+	if f.Warmup {
+		out.Trial = 0
+	}
+	return out
+}
+
+// FixturesInfo describes fixtures for results and manifests.
+func FixturesInfo(f *fixtures.Fixtures) report.Fixtures {
+	src := "built-in default"
+	if f.Dir != "" {
+		src = f.Dir
+	}
+	cases := map[string]int{}
+	for k, v := range f.Meta.Cases {
+		cases[k] = v
+	}
+	return report.Fixtures{Source: src, Generator: f.Meta.Generator, Seed: f.Meta.Seed, Documents: f.Meta.Documents, Cases: cases,
+		CorpusSHA256: f.Meta.SHA256.Corpus, MappingSHA256: f.Meta.SHA256.Mapping, WorkloadSHA256: f.Meta.SHA256.Workload}
+}
+
+// down reports a trial in which the target answered nothing: every measured request failed
+// without a response (transport or timeout). Going on would only time out trial after trial.
+func down(tr *Result) bool {
+	if tr.Passed > 0 || tr.Failed == 0 {
+		return false
+	}
+	for class := range tr.Failures {
+		if class != target.ClassTransport && class != target.ClassTimeout {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedClasses(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
