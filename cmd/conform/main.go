@@ -64,6 +64,8 @@ var commands = []*command{
 	{"run", "time the workload against targets, checking every response (the main job)", cmdRun},
 	{"check", "one strict pass over every case; JUnit and JSON out; exit 1 on any mismatch", cmdCheck},
 	{"explain", "show one case: request, curl, expected and actual bodies, the differences", cmdExplain},
+	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject or no-change", cmdExperiment},
+	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
 	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},

@@ -125,21 +125,10 @@ interrupted run.`,
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
 	}
-	if n := res.TotalFailed() + readinessFailures(res); n > 0 {
+	if n := res.FailedResponses(); n > 0 {
 		return failed("%d responses failed the strict check; see %s", n, filepath.Join(dir, report.MarkdownFile))
 	}
 	return nil
-}
-
-// readinessFailures counts failures recorded before timing (trial 0 of no cell).
-func readinessFailures(res *report.Results) int {
-	n := 0
-	for _, f := range res.Failures {
-		if f.Trial == 0 && res.Cell(f.Target, f.Op, f.Clients) == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // newManifest builds the evidence a run or experiment leaves.

@@ -28,11 +28,16 @@ svg text{font:11px system-ui,sans-serif;fill:#333}`
 
 // HTML renders report.html: the tables of report.md and inline SVG charts, with no external
 // resources.
-func HTML(r *Results) []byte {
+func HTML(r *Results) []byte { return htmlDocument("conform run", r, nil) }
+
+// htmlDocument renders a report page: the title, an optional preamble of already escaped
+// HTML (an experiment's verdict), then the run's header, tables and charts.
+func htmlDocument(title string, r *Results, preamble []byte) []byte {
 	var b bytes.Buffer
-	b.WriteString("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>conform run</title><style>")
+	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>", esc(title))
 	b.WriteString(css)
-	b.WriteString("</style></head><body>\n<h1>conform run</h1>\n")
+	fmt.Fprintf(&b, "</style></head><body>\n<h1>%s</h1>\n", esc(title))
+	b.Write(preamble)
 	if !r.Complete {
 		fmt.Fprintf(&b, "<p class=\"warn\"><strong>Incomplete run</strong>: %s. The cells hold the trials finished before it stopped.</p>\n", esc(r.Incomplete))
 	}
@@ -255,7 +260,13 @@ func htmlFailures(b *bytes.Buffer, r *Results) {
 		return
 	}
 	for _, f := range r.Failures {
-		fmt.Fprintf(b, "<h3 class=\"bad\">%s on %s (%s, %d clients, trial %d): %s</h3>\n", esc(f.Case), esc(f.Target), esc(f.Op), f.Clients, f.Trial, esc(f.Class))
+		phase := fmt.Sprintf("trial %d", f.Trial)
+		if f.Phase == PhaseReadiness {
+			phase = "readiness"
+		} else if f.Phase == PhaseWarmup {
+			phase = fmt.Sprintf("warmup of trial %d", f.Trial)
+		}
+		fmt.Fprintf(b, "<h3 class=\"bad\">%s on %s (%s, %d clients, %s): %s</h3>\n", esc(f.Case), esc(f.Target), esc(f.Op), f.Clients, phase, esc(f.Class))
 		fmt.Fprintf(b, "<p><code>%s %s</code> → status %d %s</p>\n", esc(f.Method), esc(f.Path), f.Status, esc(f.Error))
 		if len(f.Diffs) > 0 {
 			b.WriteString("<table><tr><th>class</th><th>path</th><th>want</th><th>got</th></tr>")
@@ -271,8 +282,9 @@ func htmlFailures(b *bytes.Buffer, r *Results) {
 	}
 }
 
-// IdentityLine summarises a GET / answer: "Elasticsearch 8.15.0 (default)", "opensearch
-// 3.9.0", or the engine's own tagline when it says what it is.
+// IdentityLine summarises an engine's identity: the answer to GET / ("version.number"...) or
+// a probe's summary of it (a flat "version"): "elasticsearch 8.15.0 (conform-embedded) node
+// n1", "opensearch 3.9.0 node os1".
 func IdentityLine(raw json.RawMessage) string {
 	if len(raw) == 0 || !gjson.ValidBytes(raw) {
 		return ""
@@ -281,6 +293,9 @@ func IdentityLine(raw json.RawMessage) string {
 	number := v.Get("version.number").String()
 	dist := v.Get("version.distribution").String()
 	flavor := v.Get("version.build_flavor").String()
+	if ver := v.Get("version"); ver.Type == gjson.String {
+		number, dist, flavor = ver.String(), v.Get("distribution").String(), v.Get("build_flavor").String()
+	}
 	name := v.Get("name").String()
 	var parts []string
 	switch {
@@ -294,6 +309,9 @@ func IdentityLine(raw json.RawMessage) string {
 	}
 	if name != "" {
 		parts = append(parts, "node "+name)
+	}
+	if e := v.Get("error").String(); e != "" && len(parts) == 0 {
+		parts = append(parts, "no identity: "+e)
 	}
 	return strings.Join(parts, " ")
 }

@@ -154,8 +154,11 @@ func writeFailures(b *bytes.Buffer, r *Results) {
 	b.WriteString(". The first few of each class, whole:\n\n")
 	for _, f := range r.Failures {
 		trial := fmt.Sprintf("trial %d", f.Trial)
-		if f.Trial == 0 {
-			trial = "warmup"
+		if f.Phase != "" && f.Phase != PhaseTrial {
+			trial = f.Phase
+			if f.Phase == PhaseWarmup {
+				trial = fmt.Sprintf("warmup of trial %d", f.Trial)
+			}
 		}
 		fmt.Fprintf(b, "### %s on `%s` (%s, %d clients, %s): %s\n\n", f.Case, f.Target, f.Op, f.Clients, trial, f.Class)
 		fmt.Fprintf(b, "`%s %s` → status %d", f.Method, f.Path, f.Status)

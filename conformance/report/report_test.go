@@ -149,6 +149,7 @@ func TestIdentityLine(t *testing.T) {
 		{`{"name":"os1","version":{"distribution":"opensearch","number":"3.9.0"}}`, "opensearch 3.9.0 node os1"},
 		{`{"version":{"number":"8.15.0","build_flavor":"default"}}`, "version 8.15.0"},
 		{`not json`, ""},
+		{`{"name":"conform-embedded","version":"8.15.0","distribution":"elasticsearch","build_flavor":"conform-embedded"}`, "elasticsearch 8.15.0 (conform-embedded) node conform-embedded"},
 	}
 	for _, tc := range tests {
 		if got := IdentityLine(json.RawMessage(tc.in)); got != tc.want {

@@ -103,7 +103,9 @@ type Cell struct {
 
 // Trial is one timed trial of a cell.
 type Trial struct {
-	Trial           int            `json:"trial"`
+	Trial int `json:"trial"`
+	// Round is the experiment round the trial ran in (0 in a plain run).
+	Round           int            `json:"round,omitempty"`
 	StartedAt       time.Time      `json:"started_at"`
 	WallMs          float64        `json:"wall_ms"`
 	P50Ms           float64        `json:"p50_ms"`
@@ -132,11 +134,14 @@ type Failure struct {
 	Target  string `json:"target"`
 	Op      string `json:"op"`
 	Clients int    `json:"clients"`
-	Trial   int    `json:"trial"` // 0 for warmup and readiness
-	Case    string `json:"case"`
-	Class   string `json:"class"`
-	Method  string `json:"method"`
-	Path    string `json:"path"`
+	Trial   int    `json:"trial"` // 0 for readiness
+	// Phase is "readiness" (the one case checked before timing), "warmup" (checked, untimed)
+	// or "trial" (measured).
+	Phase  string `json:"phase"`
+	Case   string `json:"case"`
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
 	// Request is the request body sent; Status and Body what came back (trimmed when huge).
 	Request string       `json:"request,omitempty"`
 	Status  int          `json:"status"`
@@ -173,6 +178,43 @@ func (r *Results) TotalFailed() int {
 	}
 	return n
 }
+
+// FailedResponses counts every response that failed the check: measured ones, warmup ones
+// and the readiness case. Any of them fails a run and rejects an experiment's variant.
+func (r *Results) FailedResponses() int {
+	return r.failedWhere(func(string) bool { return true })
+}
+
+// FailedFor counts FailedResponses of one target.
+func (r *Results) FailedFor(target string) int {
+	return r.failedWhere(func(t string) bool { return t == target })
+}
+
+func (r *Results) failedWhere(match func(string) bool) int {
+	n := 0
+	for _, c := range r.Cells {
+		if !match(c.Target) {
+			continue
+		}
+		n += c.Failed
+		for _, t := range c.Trials {
+			n += t.WarmupFailed
+		}
+	}
+	for _, f := range r.Failures {
+		if f.Phase == PhaseReadiness && match(f.Target) {
+			n++
+		}
+	}
+	return n
+}
+
+// Phases of a kept failure.
+const (
+	PhaseReadiness = "readiness"
+	PhaseWarmup    = "warmup"
+	PhaseTrial     = "trial"
+)
 
 // TotalPassed counts passed (measured) responses over every cell.
 func (r *Results) TotalPassed() int {

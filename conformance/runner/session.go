@@ -209,6 +209,17 @@ type Run struct {
 	// Rotation offsets the rotation of targets, so an experiment's rounds do not all start
 	// with the same target.
 	Rotation int
+
+	cells map[[3]any]*cellState
+}
+
+// Samples returns the latencies of a cell's passing responses over every trial, after
+// Execute.
+func (r *Run) Samples(target, op string, clients int) []time.Duration {
+	if cs := r.cells[[3]any{target, op, clients}]; cs != nil {
+		return cs.latencies
+	}
+	return nil
 }
 
 // cellState accumulates one cell's trials and passing latencies.
@@ -277,6 +288,7 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 	}
 
 	cells := map[[3]any]*cellState{}
+	r.cells = cells
 	for _, op := range r.Settings.Ops {
 		for _, n := range r.Settings.Clients {
 			for _, t := range r.Targets {
@@ -413,6 +425,7 @@ func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][
 	}
 	f := keptFailure(t, op, 1, 0, strings.Join(v.Classes, ","), prepared[op][0],
 		Failure{Case: 0, Classes: v.Classes, Status: ex.Status, Body: append([]byte(nil), ex.Body...), Detail: v.Detail})
+	f.Phase = report.PhaseReadiness
 	return ident, probes, &f, nil
 }
 
@@ -451,12 +464,24 @@ func (cs *cellState) add(trial int, started time.Time, tr *Result) error {
 	if err != nil {
 		return err
 	}
-	cs.trials = append(cs.trials, st)
 	cs.latencies = append(cs.latencies, tr.Latencies...)
-	t := report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall),
+	return cs.push(st, report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall),
 		P50Ms: ms(st.P50), P95Ms: ms(st.P95), P99Ms: ms(st.P99), MeanMs: ms(st.Mean), MaxMs: ms(st.Max),
 		ThroughputRPS: st.Throughput, Passed: st.Passed, Failed: st.Failed, FailuresByClass: failures,
-		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete}
+		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete})
+}
+
+// addSummary folds in a trial already summarised (merging an experiment's rounds).
+func (cs *cellState) addSummary(t report.Trial) error {
+	d := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	st := stats.Trial{P50: d(t.P50Ms), P95: d(t.P95Ms), P99: d(t.P99Ms), Mean: d(t.MeanMs), Max: d(t.MaxMs),
+		Throughput: t.ThroughputRPS, Passed: t.Passed, Failed: t.Failed, Failures: t.FailuresByClass}
+	return cs.push(st, t)
+}
+
+// push appends a trial and recomputes the cell's summary over all its trials.
+func (cs *cellState) push(st stats.Trial, t report.Trial) error {
+	cs.trials = append(cs.trials, st)
 	c := cs.cell
 	c.Trials = append(c.Trials, t)
 	sum, err := stats.SummarizeCell(cs.trials)
@@ -551,8 +576,9 @@ func keptFailure(t *target.Target, op string, clients, trial int, class string, 
 	default:
 		out.Error = fmt.Sprint(d)
 	}
+	out.Phase = report.PhaseTrial
 	if f.Warmup {
-		out.Trial = 0
+		out.Phase = report.PhaseWarmup
 	}
 	return out
 }

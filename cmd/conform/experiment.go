@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/experiment"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/runner"
+	"github.com/conform-dev/conform/conformance/target"
+)
+
+func cmdExperiment(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "experiment", "--baseline LABEL=URL --candidate LABEL=URL [--native NAME=URL ...] [--rounds 4] [--switch-cmd CMD] [--ready-timeout 2m] [run flags] --out DIR", `
+Gate a change with a paired experiment: rounds of baseline and candidate in ABBA order
+(baseline, candidate, candidate, baseline, repeated), the native engines measured in every
+round and interleaved with the round's variant as "conform run" interleaves targets. Every
+response is checked strictly; only passing ones are timed.
+
+Two modes: both variants live at two URLs; or one URL (give the same URL twice) whose variant a
+user command switches between rounds: --switch-cmd runs with "sh -c CMD LABEL", the variant's
+label as $1 and in $CONFORM_VARIANT (e.g. to restart a gateway with the other transport). Before
+every round conform waits (up to --ready-timeout) until every target is ready and proves the
+corpus is retained and untouched on each (exact count and a fingerprint over a fixed sample of
+documents), and records it in the manifest.
+
+Per cell (operation x clients) the verdict compares the variant's trial p50s over its rounds
+with a test that respects the rounds and the natives as controls, Holm over all cells, and a
+practical threshold. adopt: both variants passed every check, no cell regressed, at least one
+improved. reject: a cell regressed (each named, with its size and p-value) or any response
+failed. no-change otherwise. Writes report.md, report.html, verdict.json, results.json (all
+rounds merged), manifest.json (every round) and rounds/round-N/ with each round's results.
+
+Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
+		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --native os=http://127.0.0.1:9201 --out results/rest-vs-grpc",
+		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8080 --switch-cmd './restart-gateway.sh' --native es=http://127.0.0.1:9200 --rounds 8 --out results/switched",
+		"conform experiment --baseline a=http://127.0.0.1:8080 --candidate b=http://127.0.0.1:8081 --dry-run",
+		"REQUESTS=200 TRIALS=3 WARMUP=40 conform experiment --baseline a=URL --candidate a2=URL --rounds 12 --aa aa.json --out results/aa",
+	)
+	baseline := fs.String("baseline", "", "the baseline variant as `LABEL=URL`")
+	candidate := fs.String("candidate", "", "the candidate variant as `LABEL=URL`")
+	var natives listFlag
+	fs.Var(&natives, "native", "a native engine measured in every round, as `NAME=URL` (repeatable)")
+	rounds := fs.Int("rounds", 4, "number of rounds, a multiple of 4 (ABBA blocks)")
+	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last, with the label as $1 and $CONFORM_VARIANT")
+	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
+	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
+	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
+	nativeWeight := fs.Float64("native-weight", experiment.DefaultNativeWeight, "weight of the natives as controls (0 ignores them); choose it before the experiment, e.g. from recorded A/A runs")
+	dryRun := fs.Bool("dry-run", false, "print the plan (rounds, order, interleaving, measured responses) and exit")
+	aaOut := fs.String("aa", "", "also write the trial p50s of every target, cell and round as an A/A record to `FILE` (conform-aa/1), for measuring this lab's noise")
+	var tf targetFlags
+	tf.register(fs)
+	var rf runFlags
+	if err := rf.register(e, fs); err != nil {
+		return err
+	}
+	var lf labFlags
+	lf.register(fs)
+	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
+	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded, live:URL or golden:FILE")
+	out := fs.String("out", "", "write the experiment into `DIR`")
+	noProgress := fs.Bool("no-progress", false, "no progress display on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("experiment takes no arguments, got %q", fs.Args())
+	}
+	if *baseline == "" || *candidate == "" {
+		return usageErr("experiment needs --baseline LABEL=URL and --candidate LABEL=URL")
+	}
+	if *rounds < 4 || *rounds%4 != 0 {
+		return usageErr("--rounds must be a positive multiple of 4 (whole ABBA blocks), not %d", *rounds)
+	}
+	if *threshold <= 0 || *alpha <= 0 || *alpha >= 1 || *nativeWeight < 0 {
+		return usageErr("--threshold must be positive, --alpha in (0, 1) and --native-weight non-negative")
+	}
+	topts, err := tf.options(e)
+	if err != nil {
+		return err
+	}
+	settings, err := rf.settings(topts.Timeout)
+	if err != nil {
+		return err
+	}
+	vs, err := target.ParseAll([]string{*baseline, *candidate}, topts)
+	if err != nil {
+		return usageErr("--baseline/--candidate: %v", err)
+	}
+	base, cand := vs[0], vs[1]
+	switched := base.Redacted() == cand.Redacted()
+	if switched && *switchCmd == "" && !*dryRun {
+		return usageErr("baseline and candidate share %s: give --switch-cmd to switch the variant between rounds, or two URLs", base.Redacted())
+	}
+	ns, err := target.ParseAll(natives, topts)
+	if err != nil {
+		return usageErr("--native: %v", err)
+	}
+	for _, n := range ns {
+		if n.Name == base.Name || n.Name == cand.Name {
+			return usageErr("native %s has a variant's name", n.Name)
+		}
+	}
+	x := &runner.Experiment{
+		Settings: settings, Order: experiment.ABBA(*rounds / 4), ReadyTimeout: *readyTimeout,
+		Baseline: runner.Variant{Label: base.Name, Target: base}, Candidate: runner.Variant{Label: cand.Name, Target: cand}, Natives: ns,
+	}
+	if *dryRun {
+		printPlan(e.stdout, x, switched, *switchCmd)
+		return nil
+	}
+	if *out == "" {
+		return usageErr("experiment needs --out DIR")
+	}
+	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return infra(err)
+	}
+	lab, err := lf.open(ctx, e, append(append([]*target.Target{}, vs...), ns...), f)
+	if err != nil {
+		return err
+	}
+	defer lab.Close()
+	x.Ready = lab.ready
+	if *switchCmd != "" {
+		x.Switch = func(ctx context.Context, label string) (string, error) { return runSwitch(ctx, e, *switchCmd, label) }
+	}
+	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
+	exp, err := expectations(ctx, e, *oracleSpec, topts, f, settings.TrackTotalHits)
+	if err != nil {
+		return err
+	}
+	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
+		return infra(err)
+	}
+	roundDir := func(round int) string { return filepath.Join(*out, "rounds", fmt.Sprintf("round-%d", round)) }
+	x.OnTrial = func(round int, res *report.Results) error {
+		if err := os.MkdirAll(roundDir(round), 0o755); err != nil {
+			return err
+		}
+		return report.WriteResults(roundDir(round), res)
+	}
+	x.OnRound = func(round int, res *report.Results) error {
+		return report.WriteAll(roundDir(round), res, nil)
+	}
+	prog := newProgress(e, *noProgress)
+	x.Progress = func(round int, ev runner.Event) {
+		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
+		prog.event(ev)
+	}
+	started := time.Now().UTC()
+	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, roundOrder(x), x.MeasuredResponses())
+	done, runErr := x.Execute(ctx)
+	prog.done()
+	if len(done) == 0 {
+		if runErr == nil {
+			runErr = errors.New("no round finished")
+		}
+		return infra(runErr)
+	}
+	w := experiment.Weight(*nativeWeight)
+	in := runner.Input(done, nativeNames(ns))
+	analysis, err := experiment.Analyze(in, experiment.Options{Alpha: *alpha, Threshold: *threshold, NativeWeight: w})
+	if err != nil {
+		return infra(fmt.Errorf("analysing the experiment: %w", err))
+	}
+	merged, err := runner.Merge(done)
+	if err != nil {
+		return infra(err)
+	}
+	if runErr != nil {
+		merged.Complete, merged.Incomplete = false, runErr.Error()
+	}
+	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
+		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
+	man := newManifest("experiment", merged, lab.environment(ctx), started)
+	for _, rr := range done {
+		info := report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch}
+		rep.Rounds = append(rep.Rounds, info)
+		man.Rounds = append(man.Rounds, report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started,
+			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: trialRecords(rr.Results)})
+	}
+	if err := writeExperiment(*out, rep, man); err != nil {
+		return infra(err)
+	}
+	if *aaOut != "" {
+		data, err := runner.MarshalAA(runner.AARecord(done, base.Name, fmt.Sprintf("conform experiment, %s, %s", report.HostCPU(), started.Format(time.RFC3339))))
+		if err != nil {
+			return infra(err)
+		}
+		if err := report.WriteFileAtomic(*aaOut, data); err != nil {
+			return infra(err)
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s\n", analysis)
+	fmt.Fprintf(e.stdout, "Report in %s: %s, %s, %s, %s, %s\n", *out, report.MarkdownFile, report.HTMLFile, report.VerdictFile, report.ResultsFile, report.ManifestFile)
+	if runErr != nil {
+		return infra(fmt.Errorf("%v; the rounds that finished are analysed in %s", runErr, *out))
+	}
+	switch analysis.Verdict {
+	case experiment.Reject:
+		return &exitError{code: exitFail, err: fmt.Errorf("verdict: reject %s", cand.Name)}
+	case experiment.NoChangeFound:
+		return &exitError{code: exitNoChange, err: fmt.Errorf("verdict: no change")}
+	}
+	return nil
+}
+
+func nativeNames(ns []*target.Target) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func roundOrder(x *runner.Experiment) string {
+	var parts []string
+	for i, v := range x.Order {
+		label := x.Baseline.Label
+		if v == experiment.Candidate {
+			label = x.Candidate.Label
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", i+1, label))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printPlan prints what an experiment would do, without touching any target.
+func printPlan(w io.Writer, x *runner.Experiment, switched bool, switchCmd string) {
+	s := x.Settings
+	mode := "two URLs"
+	if switched {
+		mode = fmt.Sprintf("one URL, switched by %q", switchCmd)
+	}
+	fmt.Fprintf(w, "experiment plan (%s)\n", mode)
+	fmt.Fprintf(w, "  baseline  %s = %s\n  candidate %s = %s\n", x.Baseline.Label, x.Baseline.Target.Redacted(), x.Candidate.Label, x.Candidate.Target.Redacted())
+	for _, n := range x.Natives {
+		fmt.Fprintf(w, "  native    %s = %s\n", n.Name, n.Redacted())
+	}
+	fmt.Fprintf(w, "  settings  ops %s; clients %s; trials %d; requests %d per trial (shared among the clients); warmup %d; track_total_hits %s\n",
+		strings.Join(s.Ops, ","), joinIntsCLI(s.Clients), s.Trials, s.Requests, s.Warmup, s.TrackTotalHits)
+	fmt.Fprintf(w, "  rounds    %d in ABBA order: %s\n", len(x.Order), roundOrder(x))
+	steps := len(s.Ops) * len(s.Clients) * s.Trials
+	fmt.Fprintf(w, "\nEach round: readiness and corpus check of every target, then %d steps (trial x operation x clients), every target per step in rotating order:\n", steps)
+	for i, v := range x.Order {
+		label := x.Baseline.Label
+		if v == experiment.Candidate {
+			label = x.Candidate.Label
+		}
+		names := append([]string{label}, nativeNames(x.Natives)...)
+		fmt.Fprintf(w, "  round %d (%s):", i+1, v)
+		block := i*steps + i // as runner.Experiment rotates
+		shown := 0
+		for trial := 1; trial <= s.Trials && shown < 3; trial++ {
+			for _, op := range s.Ops {
+				for _, n := range s.Clients {
+					if shown == 3 {
+						break
+					}
+					var order []string
+					for k := range names {
+						order = append(order, names[(k+block)%len(names)])
+					}
+					fmt.Fprintf(w, " [t%d %s@%d: %s]", trial, op, n, strings.Join(order, " "))
+					block++
+					shown++
+				}
+			}
+		}
+		fmt.Fprintf(w, " … %d steps\n", steps)
+	}
+	perRound := (1 + len(x.Natives)) * steps * s.Requests
+	fmt.Fprintf(w, "\nMeasured responses: %d rounds x %d targets x %d operations x %d concurrency levels x %d trials x %d requests = %d (%d per round), plus %d warmup requests\n",
+		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.MeasuredResponses(), perRound,
+		len(x.Order)*(1+len(x.Natives))*steps*s.Warmup)
+}
+
+func joinIntsCLI(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// runSwitch runs the user's switch command for a variant and returns what it printed.
+func runSwitch(ctx context.Context, e *env, cmd, label string) (string, error) {
+	c := exec.CommandContext(ctx, "sh", "-c", cmd, "conform-switch", label)
+	c.Env = append(os.Environ(), "CONFORM_VARIANT="+label)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	fmt.Fprintf(e.stderr, "switching to %s: %s\n", label, report.RedactURLs(cmd))
+	err := c.Run()
+	text := strings.TrimSpace(out.String())
+	if len(text) > 4000 {
+		text = text[:4000] + "…"
+	}
+	text = report.RedactURLs(text)
+	if err != nil {
+		return text, fmt.Errorf("%s: %v: %s", report.RedactURLs(cmd), err, text)
+	}
+	return text, nil
+}
+
+func writeExperiment(dir string, rep *report.Experiment, man *report.Manifest) error {
+	if err := report.WriteResults(dir, rep.Results); err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		report.MarkdownFile:  report.ExperimentMarkdown(rep),
+		report.HTMLFile:      report.ExperimentHTML(rep),
+		report.BenchstatFile: report.Benchstat(rep.Results),
+	}
+	v, err := report.MarshalJSON(report.VerdictOf(rep))
+	if err != nil {
+		return err
+	}
+	files[report.VerdictFile] = v
+	m, err := report.MarshalJSON(man)
+	if err != nil {
+		return err
+	}
+	files[report.ManifestFile] = m
+	for name, data := range files {
+		if err := report.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,360 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/experiment"
+)
+
+// VerdictFile is the experiment's machine-readable verdict.
+const VerdictFile = "verdict.json"
+
+// Experiment is what an experiment's report shows: the merged results of every round, the
+// rounds themselves and the analysis.
+type Experiment struct {
+	Results   *Results
+	Baseline  string // labels
+	Candidate string
+	Natives   []string
+	Rounds    []RoundInfo
+	Analysis  *experiment.Result
+	// MeasuredResponses is the plan's count: rounds x targets x cells x trials x requests.
+	MeasuredResponses int
+}
+
+// RoundInfo is one round as the report lists it.
+type RoundInfo struct {
+	Round      int       `json:"round"`
+	Role       string    `json:"role"`
+	Label      string    `json:"label"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Switch     string    `json:"switch,omitempty"`
+}
+
+// Verdict is verdict.json.
+type Verdict struct {
+	Verdict           string         `json:"verdict"`
+	MeasuredResponses int            `json:"measured_responses"`
+	Baseline          string         `json:"baseline"`
+	Candidate         string         `json:"candidate"`
+	Method            string         `json:"method"`
+	Alpha             float64        `json:"alpha"`
+	Threshold         float64        `json:"threshold"`
+	Rounds            []RoundInfo    `json:"rounds"`
+	Cells             []VerdictCell  `json:"cells"`
+	Reasons           []string       `json:"reasons"`
+	Failures          map[string]int `json:"failures"`
+	// NativeFaster counts, per variant label and native, the cells where the native was faster.
+	NativeFaster map[string]map[string]int `json:"native_faster"`
+	Warnings     []string                  `json:"warnings"`
+	Complete     bool                      `json:"complete"`
+}
+
+// VerdictCell is one cell of verdict.json. Ratio is candidate/baseline latency; Low and High
+// its interval; PValue the cell's test and PHolm after Holm over all cells. A cell that could
+// not be tested has null ratio and p-values and a note.
+type VerdictCell struct {
+	Op                   string   `json:"op"`
+	Clients              int      `json:"clients"`
+	BaselineMedianP50Ms  float64  `json:"baseline_median_p50_ms"`
+	CandidateMedianP50Ms float64  `json:"candidate_median_p50_ms"`
+	Ratio                *float64 `json:"ratio"`
+	Low                  *float64 `json:"ratio_low"`
+	High                 *float64 `json:"ratio_high"`
+	PValue               *float64 `json:"p_value"`
+	PHolm                *float64 `json:"p_holm"`
+	Class                string   `json:"class"`
+	Note                 string   `json:"note,omitempty"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// VerdictOf builds verdict.json.
+func VerdictOf(x *Experiment) Verdict {
+	a := x.Analysis
+	v := Verdict{Verdict: string(a.Verdict), MeasuredResponses: x.MeasuredResponses, Baseline: x.Baseline, Candidate: x.Candidate,
+		Method: a.Method, Alpha: a.Alpha, Threshold: a.Threshold, Rounds: x.Rounds, Reasons: a.Reasons,
+		Failures: map[string]int{}, NativeFaster: map[string]map[string]int{}, Warnings: append(append([]string{}, a.Warnings...), a.Rounds.Warnings...),
+		Complete: x.Results.Complete}
+	if v.Reasons == nil {
+		v.Reasons = []string{}
+	}
+	for variant, n := range a.Failures {
+		v.Failures[x.label(variant)] = n
+	}
+	for variant, m := range a.NativeFaster {
+		v.NativeFaster[x.label(variant)] = m
+	}
+	for _, c := range a.Cells {
+		v.Cells = append(v.Cells, VerdictCell{Op: c.Key.Op, Clients: c.Key.Clients,
+			BaselineMedianP50Ms: msOf(c.Baseline.Median), CandidateMedianP50Ms: msOf(c.Candidate.Median),
+			Ratio: finite(c.Ratio), Low: finite(c.Low), High: finite(c.High), PValue: finite(c.P), PHolm: finite(c.PHolm),
+			Class: string(c.Class), Note: c.Note})
+	}
+	return v
+}
+
+func (x *Experiment) label(v experiment.Variant) string {
+	if v == experiment.Candidate {
+		return x.Candidate
+	}
+	return x.Baseline
+}
+
+func (x *Experiment) cellResult(op string, clients int) *experiment.CellResult {
+	for i := range x.Analysis.Cells {
+		c := &x.Analysis.Cells[i]
+		if c.Key.Op == op && c.Key.Clients == clients {
+			return c
+		}
+	}
+	return nil
+}
+
+// verdictLine is the verdict in one sentence.
+func (x *Experiment) verdictLine() string {
+	a := x.Analysis
+	switch a.Verdict {
+	case "adopt":
+		return fmt.Sprintf("adopt %s: every response passed the check for both variants, no cell regressed and at least one improved", x.Candidate)
+	case "reject":
+		return fmt.Sprintf("reject %s", x.Candidate)
+	default:
+		return fmt.Sprintf("no change: %s is neither significantly better nor worse than %s beyond the %.0f%% threshold", x.Candidate, x.Baseline, a.Threshold*100)
+	}
+}
+
+// ExperimentMarkdown renders an experiment's report.md.
+func ExperimentMarkdown(x *Experiment) []byte {
+	var b bytes.Buffer
+	a := x.Analysis
+	fmt.Fprintf(&b, "# conform experiment: %s\n\n", strings.ToUpper(string(a.Verdict)))
+	if !x.Results.Complete {
+		fmt.Fprintf(&b, "> **Incomplete experiment**: %s. The analysis covers the rounds that finished.\n\n", x.Results.Incomplete)
+	}
+	fmt.Fprintf(&b, "**Verdict: %s.**\n\n", x.verdictLine())
+	for _, r := range a.Reasons {
+		fmt.Fprintf(&b, "- %s\n", r)
+	}
+	if len(a.Reasons) > 0 {
+		b.WriteString("\n")
+	}
+	var order []string
+	for _, r := range x.Rounds {
+		order = append(order, fmt.Sprintf("%d %s", r.Round, r.Label))
+	}
+	fmt.Fprintf(&b, "- Baseline `%s`, candidate `%s`; natives: %s\n", x.Baseline, x.Candidate, orNone(x.Natives))
+	fmt.Fprintf(&b, "- Rounds: %s (ABBA blocks; natives in every round)\n", strings.Join(order, ", "))
+	fmt.Fprintf(&b, "- Planned measured responses: %d\n", x.MeasuredResponses)
+	fmt.Fprintf(&b, "- Method: %s\n", a.Method)
+	writeHeader(&b, x.Results)
+
+	names := append([]string{x.Baseline, x.Candidate}, x.Natives...)
+	role := func(n string) string {
+		switch n {
+		case x.Baseline:
+			return n + " (baseline)"
+		case x.Candidate:
+			return n + " (candidate)"
+		}
+		return n + " (native)"
+	}
+	clients := clientsHeader(x.Results.Settings.Clients)
+	table := func(title, note string, value func(*Cell) string) {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n| Operation |", title, note)
+		for _, n := range names {
+			fmt.Fprintf(&b, " %s |", role(n))
+		}
+		fmt.Fprintf(&b, "\n|---|%s\n", strings.Repeat("---|", len(names)))
+		for _, op := range x.Results.Settings.Ops {
+			fmt.Fprintf(&b, "| %s |", OpLabel(op))
+			for _, n := range names {
+				fmt.Fprintf(&b, " %s |", cellText(x.Results, n, op, value))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	table("Latency p50 (ms)", fmt.Sprintf("The median of a variant's trial p50s over its rounds, %s (DESIGN.md's table).", clients),
+		func(c *Cell) string { return Ms(c.MedianP50Ms) })
+
+	b.WriteString("## Candidate against baseline\n\n")
+	fmt.Fprintf(&b, "Ratio of %s to %s latency (below 1 is faster) with its %.0f%% interval, the cell's p-value and Holm's over all cells; changes under %.0f%% count as none.\n\n",
+		x.Candidate, x.Baseline, (1-a.Alpha)*100, a.Threshold*100)
+	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class |\n|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
+	for _, op := range x.Results.Settings.Ops {
+		for _, n := range x.Results.Settings.Clients {
+			c := x.cellResult(op, n)
+			if c == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)),
+				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note))
+		}
+	}
+	b.WriteString("\n")
+	table("Latency p95 (ms)", "Median of the trial p95s over the rounds, "+clients+".", func(c *Cell) string { return Ms(c.MedianP95Ms) })
+	table("Throughput (passed responses/s)", "Median of the trials' throughput over the rounds, "+clients+".", func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
+	table("Failures", "Responses that failed the check (never timed), "+clients+".", func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
+
+	b.WriteString("## Trial p50 range per round (ms)\n\nMinimum–maximum of each round's trial p50s for the round's variant; natives in the same round follow.\n\n")
+	b.WriteString("| Round | Target |")
+	for _, op := range x.Results.Settings.Ops {
+		for _, n := range x.Results.Settings.Clients {
+			fmt.Fprintf(&b, " %s @%d |", op, n)
+		}
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(x.Results.Settings.Ops)*len(x.Results.Settings.Clients)) + "\n")
+	for _, r := range x.Rounds {
+		for _, t := range append([]string{r.Label}, x.Natives...) {
+			fmt.Fprintf(&b, "| %d | %s |", r.Round, t)
+			for _, op := range x.Results.Settings.Ops {
+				for _, n := range x.Results.Settings.Clients {
+					fmt.Fprintf(&b, " %s |", roundRange(x.Results.Cell(t, op, n), r.Round))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+
+	if len(x.Natives) > 0 {
+		b.WriteString("## Natives faster\n\nIn how many cells each native engine's median p50 was below the variant's (over that variant's rounds).\n\n| Native |")
+		fmt.Fprintf(&b, " than %s | than %s |\n|---|---|---|\n", x.Baseline, x.Candidate)
+		for _, n := range x.Natives {
+			fmt.Fprintf(&b, "| %s | %d of %d | %d of %d |\n", n, a.NativeFaster[experiment.Baseline][n], len(a.Cells), a.NativeFaster[experiment.Candidate][n], len(a.Cells))
+		}
+		b.WriteString("\n")
+	}
+	writeFailures(&b, x.Results)
+	warnings := append(append(append([]string{}, a.Warnings...), a.Rounds.Warnings...), x.Results.Warnings...)
+	if len(warnings) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return "`" + strings.Join(xs, "`, `") + "`"
+}
+
+func noted(class, note string) string {
+	if note != "" {
+		return class + " (" + note + ")"
+	}
+	return class
+}
+
+func num(v float64, digits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", digits, v)
+}
+
+func interval(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "–"
+	}
+	return num(lo, 3) + "–" + num(hi, 3)
+}
+
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.0001:
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// roundRange is the min–max of a cell's trial p50s in one round.
+func roundRange(c *Cell, round int) string {
+	if c == nil {
+		return "–"
+	}
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, t := range c.Trials {
+		if t.Round != round || t.Passed == 0 {
+			continue
+		}
+		lo, hi, n = math.Min(lo, t.P50Ms), math.Max(hi, t.P50Ms), n+1
+	}
+	if n == 0 {
+		return "–"
+	}
+	return Ms(lo) + "–" + Ms(hi)
+}
+
+// ExperimentHTML renders the experiment's report.html: the verdict and the comparison first,
+// then the merged run's tables and charts.
+func ExperimentHTML(x *Experiment) []byte {
+	var pre bytes.Buffer
+	a := x.Analysis
+	cls := "ok"
+	if a.Verdict == "reject" {
+		cls = "bad"
+	}
+	fmt.Fprintf(&pre, "<p class=\"%s\"><strong>Verdict: %s.</strong></p>\n", cls, esc(x.verdictLine()))
+	if len(a.Reasons) > 0 {
+		pre.WriteString("<ul>")
+		for _, r := range a.Reasons {
+			fmt.Fprintf(&pre, "<li>%s</li>", esc(r))
+		}
+		pre.WriteString("</ul>\n")
+	}
+	var order []string
+	for _, r := range x.Rounds {
+		order = append(order, fmt.Sprintf("%d %s", r.Round, r.Label))
+	}
+	fmt.Fprintf(&pre, "<p>Rounds: %s. Measured responses: %d planned. Method: %s</p>\n", esc(strings.Join(order, ", ")), x.MeasuredResponses, esc(a.Method))
+	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
+	for _, op := range x.Results.Settings.Ops {
+		for _, n := range x.Results.Settings.Clients {
+			c := x.cellResult(op, n)
+			if c == nil {
+				continue
+			}
+			mark := ""
+			switch c.Class {
+			case experiment.Regressed:
+				mark = " class=\"bad\""
+			case experiment.Improved:
+				mark = " class=\"ok\""
+			}
+			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td></tr>\n",
+				esc(OpLabel(op)), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)), num(c.Ratio, 3), interval(c.Low, c.High),
+				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)))
+		}
+	}
+	pre.WriteString("</table>\n")
+	warnings := append(append([]string{}, a.Warnings...), a.Rounds.Warnings...)
+	if len(warnings) > 0 {
+		pre.WriteString("<div class=\"warn\"><ul>")
+		for _, w := range warnings {
+			fmt.Fprintf(&pre, "<li>%s</li>", esc(w))
+		}
+		pre.WriteString("</ul></div>\n")
+	}
+	return htmlDocument("conform experiment: "+strings.ToUpper(string(a.Verdict)), x.Results, pre.Bytes())
+}

@@ -1,0 +1,329 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/experiment"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/target"
+)
+
+// Variant is one side of a paired experiment: its label (rest, grpc…) and where it answers.
+// In the switched mode both variants have the same target and a command switches between
+// rounds.
+type Variant struct {
+	Label  string
+	Target *target.Target
+}
+
+// Experiment runs paired rounds: baseline and candidate in ABBA order, the native engines in
+// every round, interleaved with the round's variant exactly as a run interleaves targets.
+type Experiment struct {
+	Settings  Settings
+	Suite     *Suite
+	Baseline  Variant
+	Candidate Variant
+	Natives   []*target.Target
+	// Order is the rounds' variants (experiment.ABBA(n/4) for n rounds).
+	Order []experiment.Variant
+	// Switch, when set, makes the single endpoint serve the given variant before a round that
+	// needs the other one (it is called before the first round too). It gets the label.
+	Switch func(ctx context.Context, label string) (string, error)
+	// ReadyTimeout bounds the wait for readiness after a switch (and before the first round).
+	ReadyTimeout time.Duration
+	// Ready probes each target before each round; a round starts only when every target is
+	// ready and its corpus intact. nil uses GETRoot.
+	Ready Ready
+	// OnRound is called after every round (and after every trial, with the round's partial
+	// results) so an interrupted experiment leaves what it measured.
+	OnRound func(round int, res *report.Results) error
+	OnTrial func(round int, res *report.Results) error
+	// Progress receives an event after every target trial.
+	Progress func(round int, ev Event)
+	Now      func() time.Time
+	// Sleep waits between readiness attempts (default time.Sleep, interruptible by ctx).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// RoundResult is one round: which variant it measured and the run's results.
+type RoundResult struct {
+	Round    int
+	Variant  experiment.Variant
+	Label    string
+	Started  time.Time
+	Finished time.Time
+	Switch   string // the switch command's account, if any
+	Results  *report.Results
+	// Samples holds the passing latencies per cell ("target", op, clients), for the merged
+	// latency distributions.
+	Samples map[[3]any][]time.Duration
+}
+
+// MeasuredResponses is the number of measured (timed or failed) requests an experiment
+// plans: rounds x (variant + natives) x operations x concurrency levels x trials x requests.
+func (x *Experiment) MeasuredResponses() int {
+	s := x.Settings
+	return len(x.Order) * (1 + len(x.Natives)) * len(s.Ops) * len(s.Clients) * s.Trials * s.Requests
+}
+
+func (x *Experiment) variant(v experiment.Variant) Variant {
+	if v == experiment.Candidate {
+		return x.Candidate
+	}
+	return x.Baseline
+}
+
+// Execute runs every round. It returns the rounds finished so far with any error: a round
+// that could not start (a target not ready, a failed switch) or that ended early ends the
+// experiment.
+func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
+	now := x.Now
+	if now == nil {
+		now = time.Now
+	}
+	if len(x.Order) == 0 {
+		return nil, errors.New("no rounds")
+	}
+	var rounds []RoundResult
+	current := ""
+	for i, v := range x.Order {
+		round := i + 1
+		va := x.variant(v)
+		rr := RoundResult{Round: round, Variant: v, Label: va.Label, Started: now().UTC()}
+		if x.Switch != nil && va.Label != current {
+			out, err := x.Switch(ctx, va.Label)
+			rr.Switch = out
+			if err != nil {
+				return rounds, fmt.Errorf("round %d: switching to %s: %w", round, va.Label, err)
+			}
+			current = va.Label
+		}
+		targets := append([]*target.Target{named(va.Target, va.Label)}, x.Natives...)
+		if err := x.awaitReady(ctx, targets); err != nil {
+			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
+		}
+		run := &Run{
+			Settings: x.Settings, Suite: x.Suite, Targets: targets, Ready: x.Ready, Now: x.Now,
+			// Rotate differently in every round, so no target always runs first.
+			Rotation: i*len(x.Settings.Ops)*len(x.Settings.Clients)*x.Settings.Trials + i,
+		}
+		if x.OnTrial != nil {
+			run.OnTrial = func(res *report.Results) error { return x.OnTrial(round, res) }
+		}
+		if x.Progress != nil {
+			run.Progress = func(ev Event) { x.Progress(round, ev) }
+		}
+		res, err := run.Execute(ctx)
+		rr.Finished, rr.Results = now().UTC(), res
+		rr.Samples = map[[3]any][]time.Duration{}
+		for k, cs := range run.cells {
+			rr.Samples[k] = cs.latencies
+		}
+		if res != nil {
+			rounds = append(rounds, rr)
+			if x.OnRound != nil {
+				if werr := x.OnRound(round, res); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}
+		if err != nil {
+			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
+		}
+	}
+	return rounds, nil
+}
+
+// named returns a copy of t under another name (the variant's label).
+func named(t *target.Target, name string) *target.Target {
+	c := *t
+	c.Name = name
+	return &c
+}
+
+// awaitReady asks every target until all are ready or the timeout passes; the last error
+// says which target and why.
+func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error {
+	ready := x.Ready
+	if ready == nil {
+		ready = GETRoot
+	}
+	sleep := x.Sleep
+	if sleep == nil {
+		sleep = func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return nil
+			}
+		}
+	}
+	deadline := time.Now().Add(x.ReadyTimeout)
+	wait := 200 * time.Millisecond
+	for {
+		var lastErr error
+		for _, t := range ts {
+			if _, _, err := ready(ctx, t); err != nil {
+				lastErr = fmt.Errorf("target %s not ready: %w", t.Name, t.Scrub(err))
+				break
+			}
+		}
+		if lastErr == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("%w (gave up after %s)", lastErr, x.ReadyTimeout)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// Input turns finished rounds into the experiment analysis's input: per cell, each round's
+// variant trial p50s and the natives' trial p50s from the same round.
+func Input(rounds []RoundResult, natives []string) experiment.Input {
+	in := experiment.Input{Failures: map[experiment.Variant]int{experiment.Baseline: 0, experiment.Candidate: 0}}
+	if len(rounds) == 0 {
+		return in
+	}
+	settings := rounds[0].Results.Settings
+	for _, op := range settings.Ops {
+		for _, n := range settings.Clients {
+			cell := experiment.Cell{Key: experiment.CellKey{Op: op, Clients: n}}
+			for _, rr := range rounds {
+				r := experiment.Round{Variant: rr.Variant, Natives: map[string][]time.Duration{}}
+				if c := rr.Results.Cell(rr.Label, op, n); c != nil {
+					r.Trials = trialP50s(c)
+				}
+				for _, name := range natives {
+					if c := rr.Results.Cell(name, op, n); c != nil {
+						r.Natives[name] = trialP50s(c)
+					}
+				}
+				cell.Rounds = append(cell.Rounds, r)
+			}
+			in.Cells = append(in.Cells, cell)
+		}
+	}
+	for _, rr := range rounds {
+		in.Failures[rr.Variant] += rr.Results.FailedFor(rr.Label)
+	}
+	return in
+}
+
+func trialP50s(c *report.Cell) []time.Duration {
+	out := make([]time.Duration, 0, len(c.Trials))
+	for _, t := range c.Trials {
+		out = append(out, time.Duration(t.P50Ms*float64(time.Millisecond)))
+	}
+	return out
+}
+
+// AARecord turns an experiment's rounds into an A/A record (conform-aa/1): the trial p50s of
+// every target in every cell and round. Recorded with the same variant in every round, it is
+// what experiment.EstimateNoise reads to measure a machine's trial noise and round drift.
+func AARecord(rounds []RoundResult, variant, source string) *experiment.AARecord {
+	rec := &experiment.AARecord{Format: experiment.AAFormat, Source: source, Variant: variant}
+	for _, rr := range rounds {
+		for _, c := range rr.Results.Cells {
+			name := c.Target
+			if name == rr.Label {
+				name = variant
+			}
+			rec.Trials = append(rec.Trials, experiment.AATrial{Target: name, Op: c.Op, Clients: c.Clients, Round: rr.Round, P50: trialP50s(&c)})
+		}
+	}
+	return rec
+}
+
+// MarshalAA writes an A/A record as JSON.
+func MarshalAA(rec *experiment.AARecord) ([]byte, error) { return json.MarshalIndent(rec, "", "  ") }
+
+// Merge folds an experiment's rounds into one set of results: every target's cells over all
+// the rounds it ran in (the variants under their labels, the natives over every round), each
+// trial tagged with its round. Its settings, fixtures and oracle are the rounds' (they are
+// the same for every round).
+func Merge(rounds []RoundResult) (*report.Results, error) {
+	if len(rounds) == 0 {
+		return nil, errors.New("no rounds to merge")
+	}
+	first := rounds[0].Results
+	out := &report.Results{Format: report.ResultsFormat, Methodology: first.Methodology, StartedAt: first.StartedAt,
+		Settings: first.Settings, Fixtures: first.Fixtures, Oracle: first.Oracle, Complete: true, Failures: []report.Failure{}}
+	last := rounds[len(rounds)-1].Results
+	out.FinishedAt = last.FinishedAt
+	type key struct {
+		target, op string
+		clients    int
+	}
+	states := map[key]*cellState{}
+	var order []key
+	seen := map[string]bool{}
+	for _, rr := range rounds {
+		res := rr.Results
+		if !res.Complete {
+			out.Complete, out.Incomplete = false, fmt.Sprintf("round %d: %s", rr.Round, res.Incomplete)
+		}
+		for _, t := range res.Targets {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out.Targets = append(out.Targets, t)
+			}
+		}
+		for _, o := range res.Order {
+			out.Order = append(out.Order, o)
+		}
+		out.Failures = append(out.Failures, res.Failures...)
+		out.Warnings = append(out.Warnings, res.Warnings...)
+		for _, c := range res.Cells {
+			k := key{c.Target, c.Op, c.Clients}
+			cs := states[k]
+			if cs == nil {
+				cs = &cellState{cell: &report.Cell{Target: c.Target, Op: c.Op, Clients: c.Clients, FailuresByClass: map[string]int{}, Trials: []report.Trial{}}}
+				states[k] = cs
+				order = append(order, k)
+			}
+			for _, t := range c.Trials {
+				t.Round = rr.Round
+				if err := cs.addSummary(t); err != nil {
+					return nil, err
+				}
+			}
+			cs.latencies = append(cs.latencies, rr.Samples[[3]any{c.Target, c.Op, c.Clients}]...)
+		}
+	}
+	byKey := map[[3]any]*cellState{}
+	for _, k := range order {
+		byKey[[3]any{k.target, k.op, k.clients}] = states[k]
+	}
+	finalizeHistograms(out, byKey)
+	for _, k := range order {
+		out.Cells = append(out.Cells, *states[k].cell)
+	}
+	out.Warnings = dedupe(out.Warnings)
+	return out, nil
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
