@@ -253,8 +253,7 @@ func bulkBody(docs []fixtures.Doc) []byte {
 }
 
 type bulkResponse struct {
-	Errors bool                       `json:"errors"`
-	Items  []map[string]bulkItemReply `json:"items"`
+	Items []map[string]bulkItemReply `json:"items"`
 }
 
 type bulkItemReply struct {
@@ -299,9 +298,7 @@ func (c esClient) bulk(ctx context.Context, o ESOptions, n int, docs []fixtures.
 		if len(br.Items) != len(pending) {
 			return retries, fmt.Errorf("%s batch %d: %d items in the response for %d documents", op, n, len(br.Items), len(pending))
 		}
-		if !br.Errors {
-			return retries, nil
-		}
+		// Items are read even when "errors" is false: a gateway may get that flag wrong.
 		var again []fixtures.Doc
 		var refused []ItemError
 		for i, item := range br.Items {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-elasticsearch/v8"
 
 	"github.com/conform-dev/conform/load/loadtest"
 )
@@ -247,5 +248,51 @@ func TestLoadESStopsOnAnHTTPError(t *testing.T) {
 	var he *HTTPError
 	if !errors.As(err, &he) || he.Status != 400 || !strings.Contains(he.Body, "unknown parameter") || he.Op != "PUT /catalogue" {
 		t.Fatalf("err = %#v", err)
+	}
+}
+
+// The transport of a go-elasticsearch client loads OpenSearch; the client itself refuses it
+// after its first answer for lacking Elasticsearch's product header. That is why conform hands
+// LoadES a transport, never an *elasticsearch.Client.
+func TestLoadESNeedsATransportWithoutTheProductCheck(t *testing.T) {
+	f := smallDefault(t, 20)
+	os := loadtest.NewFakeES()
+	os.Distribution = "opensearch"
+	srv := httptest.NewServer(os)
+	defer srv.Close()
+	client, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadES(context.Background(), client, f, ESOptions{}); err == nil || !strings.Contains(err.Error(), "not Elasticsearch") {
+		t.Errorf("the product-checking client loaded OpenSearch: err = %v", err)
+	}
+	rep, err := LoadES(context.Background(), client.Transport, f, ESOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Probe.Identity.Distribution != "opensearch" || !rep.Probe.Intact() {
+		t.Errorf("probe = %+v", rep.Probe)
+	}
+}
+
+// A gateway that answers "errors":false over a refused item is still caught.
+func TestLoadESReadsItemsWhateverTheErrorsFlag(t *testing.T) {
+	f := smallDefault(t, 10)
+	es := loadtest.NewFakeES()
+	es.ItemFaults = map[string]*loadtest.ItemFault{f.Docs[2].ID: {Status: 400, Type: "illegal_argument_exception", Reason: "no"}}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		es.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(bytes.Replace(rec.Body.Bytes(), []byte(`"errors":true`), []byte(`"errors":false`), 1))
+	})
+	_, err := LoadES(context.Background(), serveES(t, h), f, ESOptions{})
+	var be *BulkError
+	if !errors.As(err, &be) || len(be.Items) != 1 || be.Items[0].ID != f.Docs[2].ID {
+		t.Fatalf("err = %v, want the refused item", err)
 	}
 }
