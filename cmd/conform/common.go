@@ -41,13 +41,18 @@ type targetFlags struct {
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
+	t.registerAuth(fs)
+	fs.StringVar(&t.index, "index", "", "index `NAME` on the targets, replacing the workload's (for an alias or another name)")
+	fs.DurationVar(&t.timeout, "timeout", target.DefaultTimeout, "per-request timeout, from writing the request to reading the last byte")
+}
+
+// registerAuth registers only how targets are authenticated and reached over TLS.
+func (t *targetFlags) registerAuth(fs *flag.FlagSet) {
 	fs.StringVar(&t.user, "user", "", "basic-auth user `NAME` for targets (the password comes from --password-env; a URL's user:pass@ also works)")
 	fs.StringVar(&t.passwordEnv, "password-env", "CONFORM_PASSWORD", "environment `VAR` holding the basic-auth password")
 	fs.StringVar(&t.apiKeyEnv, "api-key-env", "CONFORM_API_KEY", "environment `VAR` holding an API key, sent as Authorization: ApiKey (used when set)")
 	fs.StringVar(&t.caFile, "ca", "", "PEM `FILE` of certificate authorities to trust for https targets")
 	fs.BoolVar(&t.insecure, "insecure", false, "skip TLS certificate verification (a warning is recorded)")
-	fs.StringVar(&t.index, "index", "", "index `NAME` on the targets, replacing the workload's (for an alias or another name)")
-	fs.DurationVar(&t.timeout, "timeout", target.DefaultTimeout, "per-request timeout, from writing the request to reading the last byte")
 }
 
 func (t *targetFlags) options(e *env) (target.Options, error) {

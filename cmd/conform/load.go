@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/elastic/elastic-transport-go/v8/elastictransport"
-	"github.com/elastic/go-elasticsearch/v8"
 
 	"github.com/conform-dev/conform/load"
 )
@@ -45,8 +41,10 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 		"conform load --target es=http://127.0.0.1:9200 --recreate --fixtures ./my-fixtures --index products",
 		"conform load --probe --target es=http://127.0.0.1:9200 --qdrant 127.0.0.1:6334 --json",
 	)
-	var targets loadTargets
+	var targets listFlag
 	fs.Var(&targets, "target", "an Elasticsearch-compatible engine to load, as `NAME=URL` (repeatable)")
+	var tf targetFlags
+	tf.registerAuth(fs)
 	qaddr := fs.String("qdrant", "", "Qdrant's gRPC API to load, as `HOST:PORT` (port 6334 by default in Qdrant)")
 	collection := fs.String("collection", "", "the Qdrant collection `NAME` (default: the workload's index name)")
 	dir := fs.String("fixtures", "", "load the fixtures in `DIR` instead of the built-in default")
@@ -63,10 +61,17 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 	if fs.NArg() > 0 {
 		return usageErr("load takes no arguments, got %q", fs.Args())
 	}
-	if len(targets.bad) > 0 {
-		return usageErr("%v", targets.bad[0])
+	// Bulk requests carry a thousand documents: give each a generous timeout of its own.
+	tf.timeout = 2 * time.Minute
+	topts, err := tf.options(e)
+	if err != nil {
+		return err
 	}
-	if len(targets.list) == 0 && *qaddr == "" {
+	ts, err := parseTargets(targets, topts)
+	if err != nil {
+		return err
+	}
+	if len(ts) == 0 && *qaddr == "" {
 		return usageErr("load needs --target NAME=URL or --qdrant HOST:PORT (see conform load --help)")
 	}
 	if *qaddr == "" && (*collection != "" || *keyEnv != "" || *qtls) {
@@ -87,33 +92,33 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 
 	out := loadOutput{Corpus: f.Meta.SHA256.Corpus, Mapping: f.Meta.SHA256.Mapping, Documents: len(f.Docs)}
 	var verifyFailed []string
-	for _, t := range targets.list {
-		tp, err := loadTransport(t.url)
+	for _, t := range ts {
+		tp, err := t.Transport()
 		if err != nil {
-			return usageErr("--target %s: %v", t.name, err)
+			return usageErr("--target %s: %v", t.Name, err)
 		}
-		res := loadTargetResult{Name: t.name, URL: t.display}
-		log := &linePrefixer{w: e.stderr, prefix: t.name + ": "}
+		res := loadTargetResult{Name: t.Name, URL: t.Redacted()}
+		log := &linePrefixer{w: e.stderr, prefix: t.Name + ": "}
 		if *probe {
 			name := *index
 			if name == "" {
 				name = f.Workload.Index
 			}
 			if res.Probe, err = load.ProbeES(ctx, tp, name, f, load.ProbeOptions{}); err != nil {
-				return loadErr(t.name, err)
+				return loadErr(t.Name, err)
 			}
 			if !res.Probe.Intact() {
-				verifyFailed = append(verifyFailed, t.name)
+				verifyFailed = append(verifyFailed, t.Name)
 			}
 		} else {
 			res.Load, err = load.LoadES(ctx, tp, f, load.ESOptions{Index: *index, Recreate: *recreate, Log: log})
 			var ve *load.VerifyError
 			switch {
 			case errors.As(err, &ve):
-				verifyFailed = append(verifyFailed, t.name)
-				fmt.Fprintf(e.stderr, "%s: %v\n", t.name, err)
+				verifyFailed = append(verifyFailed, t.Name)
+				fmt.Fprintf(e.stderr, "%s: %v\n", t.Name, err)
 			case err != nil:
-				return loadErr(t.name, err)
+				return loadErr(t.Name, t.Scrub(err))
 			}
 			if res.Load != nil {
 				res.Probe = res.Load.Probe
@@ -260,83 +265,6 @@ func sampleLine(s load.Fingerprint, intact bool, problems []load.Problem) string
 		ps = append(ps, p.String())
 	}
 	return line + ": NOT INTACT: " + strings.Join(ps, "; ")
-}
-
-// loadTarget is one --target NAME=URL.
-type loadTarget struct {
-	name    string
-	url     *url.URL
-	display string // the URL without credentials
-}
-
-// loadTargets collects --target flags. A bad spec is kept as an error and reported after
-// parsing: the flag package would echo the whole value, password included.
-type loadTargets struct {
-	list []loadTarget
-	bad  []error
-}
-
-var loadTargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-
-func (l *loadTargets) String() string {
-	var s []string
-	for _, t := range l.list {
-		s = append(s, t.name+"="+t.display)
-	}
-	return strings.Join(s, ",")
-}
-
-func (l *loadTargets) Set(v string) error {
-	if err := l.add(v); err != nil {
-		l.bad = append(l.bad, err)
-	}
-	return nil
-}
-
-func (l *loadTargets) add(v string) error {
-	name, raw, ok := strings.Cut(v, "=")
-	if !ok || !loadTargetName.MatchString(name) {
-		return fmt.Errorf("--target %q is not NAME=URL", redactSpec(v))
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--target %s: %q is not an http(s) URL", name, redactSpec(raw))
-	}
-	for _, t := range l.list {
-		if t.name == name {
-			return fmt.Errorf("--target %s is given twice", name)
-		}
-	}
-	display := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
-	l.list = append(l.list, loadTarget{name: name, url: u, display: display})
-	return nil
-}
-
-// redactSpec hides anything between "://" and "@" in a malformed spec echoed in an error.
-func redactSpec(s string) string {
-	if i := strings.Index(s, "://"); i >= 0 {
-		if j := strings.LastIndex(s, "@"); j > i {
-			return s[:i+3] + "…@" + s[j+1:]
-		}
-	}
-	return s
-}
-
-// loadTransport builds a transport for one target URL.
-//
-// TODO(lead): use conformance/target once it lands on main (auth options, TLS, path prefix,
-// index override). This minimal client takes the URL as given (user:password in it means
-// basic auth) and hands LoadES the client's transport rather than the client itself: the
-// product check lives in (*elasticsearch.Client).Perform and would refuse OpenSearch and
-// gateways, while the transport underneath does not check.
-func loadTransport(u *url.URL) (elastictransport.Interface, error) {
-	addr := *u
-	addr.RawQuery, addr.Fragment = "", ""
-	c, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{strings.TrimSuffix(addr.String(), "/")}})
-	if err != nil {
-		return nil, err
-	}
-	return c.Transport, nil
 }
 
 // linePrefixer writes each line with a prefix: progress from several engines stays apart.

@@ -47,9 +47,8 @@ func TestLoadUsageErrors(t *testing.T) {
 		want   string
 	}{
 		{"nothing to load", []string{"load"}, "needs --target"},
-		{"a target without a name", []string{"load", "--target", "http://127.0.0.1:9200"}, "not NAME=URL"},
-		{"a target that is not a URL", []string{"load", "--target", "es=127.0.0.1:9200"}, "not an http(s) URL"},
-		{"the same target twice", []string{"load", "--target", "es=http://a:1", "--target", "es=http://b:2"}, "given twice"},
+		{"a target that is not a URL", []string{"load", "--target", "es=127.0.0.1:9200"}, "URL needs a scheme"},
+		{"the same target twice", []string{"load", "--target", "es=http://a:1", "--target", "es=http://b:2"}, `two targets are named "es"`},
 		{"a collection without qdrant", []string{"load", "--target", "es=http://a:1", "--collection", "c"}, "need --qdrant"},
 		{"an unset key variable", []string{"load", "--qdrant", "127.0.0.1:6334", "--qdrant-api-key-env", "NOPE"}, "NOPE is empty or unset"},
 		{"a bad qdrant address", []string{"load", "--qdrant", "localhost"}, "not HOST:PORT"},
@@ -95,7 +94,7 @@ func TestLoadTargetsAndProbe(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"es  http://127.0.0.1:", "index catalogue: loaded 300 documents in 1 batches", "elasticsearch 8.15.0, index catalogue: count 300", "opensearch 3.9.0", ": intact"} {
+	for _, want := range []string{"es  http://elastic:***@127.0.0.1:", "index catalogue: loaded 300 documents in 1 batches", "elasticsearch 8.15.0, index catalogue: count 300", "opensearch 3.9.0", ": intact"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
@@ -87,6 +88,11 @@ type guard struct {
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
+	// elastictransport joins the prefix to URL.Path only, leaving a RawPath (an id escaped as
+	// a%2Fb) without it; the URL would then be re-escaped from Path and a%2Fb sent as a/b.
+	if p := g.t.Prefix; p != "" && req.URL.RawPath != "" && !strings.HasPrefix(req.URL.RawPath, p) {
+		req.URL.RawPath = p + req.URL.RawPath
+	}
 	if _, ok := req.Context().Deadline(); ok || !g.bound || g.t.Timeout <= 0 {
 		res, err := g.rt.RoundTrip(req)
 		return res, g.t.Scrub(err)

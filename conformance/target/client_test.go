@@ -305,3 +305,31 @@ func TestRoundTripperNeedsTheBodyClosed(t *testing.T) {
 	}
 	res.Body.Close()
 }
+
+// An escaped character in a path (a document id with a slash) survives the path prefix.
+func TestTransportKeepsEscapesUnderAPrefix(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.RequestURI
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	tg, err := Parse("gw="+srv.URL+"/es", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := tg.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "/catalogue/_doc/a%2Fb", nil)
+	resp, err := tp.Perform(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got != "/es/catalogue/_doc/a%2Fb" {
+		t.Fatalf("the server got %q, want /es/catalogue/_doc/a%%2Fb", got)
+	}
+}
