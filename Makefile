@@ -20,9 +20,17 @@ build:
 run: build
 	$(BIN) run --out $(OUT)
 
-# go vet, then every test with the race detector.
+# Packages where concurrency lives: closed-loop clients, the engine's concurrent readers, the
+# loaders' parallel streams and the commands that drive them.
+RACE_PKGS := ./conformance ./conformance/runner/... ./conformance/target/... ./oracle/engine/... ./load/... ./cmd/conform/...
+FUZZSHORT ?= 10s
+
+# gofmt and go vet; every test; the concurrent packages again under the race detector; and a
+# short native fuzzing pass of the strict check (make fuzz runs longer).
 test: vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZSHORT) -fuzzminimizetime 2s ./conformance
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
