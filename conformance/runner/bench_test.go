@@ -11,9 +11,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
 )
 
 // The benchmarks run against targettest's server in the same process, so at 8 clients the
@@ -255,5 +257,72 @@ func BenchmarkCheckCostLabLatency(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=1/check=%s", c.name), func(b *testing.B) {
 			e.run(b, target.LayerLean, 1, c.check)
 		})
+	}
+}
+
+// BenchmarkStrictCheckThroughput compares throughput without checking with throughput under
+// conform's own strict check, on the largest response of the default workload (a 20-hit page
+// with full sources, computed by the embedded engine). The server answers it with a different
+// "took", as every real engine does, so the check cannot pass on identical bytes alone.
+// Compare the passed/s of check=none and check=strict at each client count (benchstat).
+func BenchmarkStrictCheckThroughput(b *testing.B) {
+	f := fixtures.Default()
+	eng := engine.New()
+	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+		b.Fatal(err)
+	}
+	var want []byte
+	var req fixtures.Request
+	for i := range f.Workload.Cases {
+		c := &f.Workload.Cases[i]
+		if c.Op != fixtures.OpPage {
+			continue
+		}
+		r, err := c.Request(f.Workload.Index, "true", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, body := eng.Do(r.Method, r.Path, r.Body); len(body) > len(want) {
+			want, req = body, r
+		}
+	}
+	exp, err := conformance.Compile(200, want)
+	if err != nil {
+		b.Fatal(err)
+	}
+	served := bytes.Replace(want, []byte(`"took":0,`), []byte(`"took":7,`), 1)
+	if bytes.Equal(served, want) {
+		served = bytes.Replace(want, []byte(`"took":1,`), []byte(`"took":7,`), 1)
+	}
+	srv, err := targettest.NewServer("127.0.0.1:0", 200, served)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	tg, err := target.Parse("bench="+srv.URL, target.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs, err := tg.PrepareAll([]fixtures.Request{req})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := &benchEnv{srv: srv, tg: tg, reqs: reqs, page: served}
+	strict := func(_, status int, body []byte) Verdict {
+		if res := exp.Check(status, body, nil); !res.Pass {
+			return Verdict{Classes: []string{"mismatch"}}
+		}
+		return Verdict{Pass: true}
+	}
+	b.Logf("largest default response: %s, %d bytes", req.Case, len(want))
+	for _, clients := range []int{1, 8} {
+		for _, c := range []struct {
+			name  string
+			check Check
+		}{{"none", func(int, int, []byte) Verdict { return Verdict{Pass: true} }}, {"strict", strict}} {
+			b.Run(fmt.Sprintf("clients=%d/check=%s", clients, c.name), func(b *testing.B) {
+				e.run(b, target.LayerLean, clients, c.check)
+			})
+		}
 	}
 }
