@@ -63,6 +63,10 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	if err != nil {
 		return err
 	}
+	// A bad --oracle is a usage error before anything is loaded or served.
+	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+		return err
+	}
 	opts, err := cf.options()
 	if err != nil {
 		return err

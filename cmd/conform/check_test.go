@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -551,5 +552,31 @@ func TestCheckAndExplainNeverShowCredentials(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Ctrl-C during a check interrupts the exchange in flight rather than waiting for the target.
+func TestCheckInterrupted(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	code := conform(ctx, e, []string{"check", "--target", "gw=" + srv.URL, "--ops", "counts", "--timeout", "1m"})
+	if code != exitUsage || !strings.Contains(stderr.String(), "check interrupted after 0 of 32 cases") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -109,6 +110,41 @@ func TestExplainUsageErrors(t *testing.T) {
 		code, _, errOut := runCLI(t, nil, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// With a live oracle, explain asks it only for the case (and its page), prints a curl for it
+// as well, and never shows the oracle's password.
+func TestExplainLiveOracle(t *testing.T) {
+	_, srv := brokenTarget(t)
+	live, liveSrv := liveServer(t, nil)
+	host := strings.TrimPrefix(liveSrv.URL, "http://")
+	code, out, errOut := runCLI(t, nil, "explain", "after/000", "--target", "gw="+srv.URL, "--oracle", "live:http://elastic:pw-oracle-s3cret@"+host)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"oracle live:http://elastic:***@" + host + ", strict\n",
+		"curl for the oracle:\n  curl -sS -X 'POST' '" + liveSrv.URL + "/catalogue/_search' -u \"$CONFORM_USER:$CONFORM_PASSWORD\" -H 'Content-Type: application/json' -d '{\"size\":20,",
+		"\"search_after\":[1.95,\"SKU-85016\"]}'\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+errOut, "s3cret") {
+		t.Errorf("the oracle's password appears in the output:\n%s%s", out, errOut)
+	}
+	// GET /, the _count probe, page/000, after/000, and whatever the tie check asks.
+	auth := live.authHeaders()
+	if len(auth) < 4 || len(auth) > 10 {
+		t.Errorf("the live oracle was asked %d requests to explain one case", len(auth))
+	}
+	for _, h := range auth {
+		if h != "Basic "+base64.StdEncoding.EncodeToString([]byte("elastic:pw-oracle-s3cret")) {
+			t.Errorf("the live oracle got Authorization %q", h)
+			break
 		}
 	}
 }
