@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -154,4 +155,47 @@ func BenchmarkGjson(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCheckDefaultLargest checks the largest response of the default workload as the
+// embedded engine answers it (found by size among every case, not chosen by hand), passing
+// and failing: the most expensive check a timed run of the default workload makes.
+func BenchmarkCheckDefaultLargest(b *testing.B) {
+	var big engineResponse
+	for _, r := range defaultEngineResponses(b) {
+		if len(r.body) > len(big.body) {
+			big = r
+		}
+	}
+	x, err := Compile(big.status, big.body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("the largest default response: %s, status %d, %d bytes", big.c.Name, big.status, len(big.body))
+	took := regexp.MustCompile(`^\{"took":\d+,`).ReplaceAll(big.body, []byte(`{"took":17,`))
+	if bytes.Equal(took, big.body) {
+		b.Fatal("no took to change")
+	}
+	walked := append(append([]byte(nil), took...), ' ')
+	ms, err := Mutations(big.status, big.body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mutation := func(op string) []byte {
+		for _, m := range ms {
+			if m.Operator == op {
+				return m.Body
+			}
+		}
+		b.Fatalf("no %s mutation of %s", op, big.c.Name)
+		return nil
+	}
+	b.Run("pass/identical", func(b *testing.B) { benchCheck(b, x, big.status, big.body, nil, true) })
+	b.Run("pass/other-took", func(b *testing.B) { benchCheck(b, x, big.status, took, nil, true) })
+	b.Run("pass/walked", func(b *testing.B) { benchCheck(b, x, big.status, walked, nil, true) })
+	b.Run("pass/pretty", func(b *testing.B) { benchCheck(b, x, big.status, mutation("pretty"), nil, true) })
+	b.Run("fail/one-source-field", func(b *testing.B) { benchCheck(b, x, big.status, mutation("int-to-float"), nil, false) })
+	b.Run("fail/swap-hits", func(b *testing.B) { benchCheck(b, x, big.status, mutation("swap-hits"), nil, false) })
+	b.Run("fail/drop-hit", func(b *testing.B) { benchCheck(b, x, big.status, mutation("drop-hit"), nil, false) })
+	b.Run("fail/truncated", func(b *testing.B) { benchCheck(b, x, big.status, mutation("truncate"), nil, false) })
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/conform-dev/conform/conformance"
@@ -14,17 +15,18 @@ import (
 )
 
 func cmdExplain(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "explain", "CASE --target NAME=URL [--oracle SPEC] [--fixtures DIR]", `
+	fs := newFlags(e, "explain", "CASE [--target NAME=URL] [--oracle SPEC] [--fixtures DIR] [--full]", `
 Show one case whole: the request, a ready-to-paste curl for the target (and for a live oracle),
 the expected and actual bodies trimmed around the differences, and every difference grouped by
 class with its JSON path. Credentials never appear: curl commands read them from
 $CONFORM_USER/$CONFORM_PASSWORD or $CONFORM_API_KEY.
 
-CASE is a case name such as page/017 (conform check lists the failing ones). With no --target
-it explains the case against the embedded engine. --full prints both bodies untrimmed.
-Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
+CASE is a case name such as page/017 (conform check lists the failing ones, with the explain
+command for each). With no --target it explains the case against the embedded engine. --full
+prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets no response,
+2 on a usage or infrastructure error.`,
 		"conform explain page/017 --target gw=http://127.0.0.1:8080",
-		"conform explain terms/004 --target os=https://127.0.0.1:9201 --oracle live:http://127.0.0.1:9200",
+		"conform explain terms/004 --target os=https://127.0.0.1:9201 --user admin --oracle live:http://127.0.0.1:9200",
 		"conform explain get/015 --target gw=http://127.0.0.1:8080 --full",
 	)
 	var targets listFlag
@@ -37,27 +39,38 @@ Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
 	oracleSpec := fs.String("oracle", "embedded", "where the expected response comes from (`SPEC`): embedded, live:URL or golden:FILE")
 	tth := fs.String("track-total-hits", envOr(e, "TRACK_TOTAL_HITS", "true"), "track_total_hits sent with every search: true, false or `N`")
 	full := fs.Bool("full", false, "print both bodies whole instead of trimmed around the differences")
-	// The case name may come before the flags, as the usage line shows.
+	// The case name may come anywhere among the flags: first, as the usage line shows, last,
+	// or between them. The flag package stops at the first argument that is not a flag, so
+	// parsing resumes after the name.
+	var names []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names, args = append(names, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(names) > 1 {
+		return usageErr("explain takes one case, got %q", names)
+	}
 	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return usageErr("explain takes one case, got %q and %q", name, fs.Args())
+	if len(names) == 1 {
+		name = names[0]
 	}
 	if name == "" {
-		return usageErr("explain needs a case name, such as page/017")
+		return usageErr("explain needs a case name, such as page/017 (conform check lists the failing ones)")
 	}
 	if len(targets) > 1 {
 		return usageErr("explain takes one --target")
 	}
 	topts, err := tf.options(e)
 	if err != nil {
+		return err
+	}
+	// A bad --oracle is a usage error before anything is loaded or served.
+	if _, err := oracleSource(*oracleSpec, topts); err != nil {
 		return err
 	}
 	opts, err := cf.options()
@@ -74,7 +87,7 @@ Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
 	}
 	c := f.Workload.Case(name)
 	if c == nil {
-		return usageErr("no case %q in the workload (names look like %s)", name, f.Workload.Cases[0].Name)
+		return usageErr("%s", unknownCase(f.Workload, name))
 	}
 	if len(targets) == 0 {
 		srv, err := startEmbedded(f)
@@ -89,14 +102,28 @@ Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
 		return err
 	}
 	t := ts[0]
-	x, err := expectations(ctx, e, *oracleSpec, topts, f, totalHits)
+	for _, w := range t.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	x, err := expectations(ctx, e, *oracleSpec, topts, oneCase(f, c, *oracleSpec), totalHits)
 	if err != nil {
 		return err
 	}
 	want := x.Get(name)
+	if want == nil {
+		return infra(fmt.Errorf("the oracle %s has no expectation for %s", x.Source, name))
+	}
+	exp, err := conformance.Compile(want.Status, want.Body)
+	if err != nil {
+		return infra(fmt.Errorf("the expected response of %s is unusable: %w", name, err))
+	}
 	var cursor []byte
 	if c.After != "" {
-		if cursor, err = oracle.Cursor(x.Get(c.After)); err != nil {
+		page := x.Get(c.After)
+		if page == nil {
+			return infra(fmt.Errorf("case %s continues %s, which the oracle did not answer", name, c.After))
+		}
+		if cursor, err = oracle.Cursor(page); err != nil {
 			return infra(fmt.Errorf("case %s: %w", name, err))
 		}
 	}
@@ -105,20 +132,21 @@ Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
 		return infra(err)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "case %s (%s) on target %s (%s), oracle %s, %s\n\n", name, c.Op, t.Name, t.Redacted(), x.Source, opts)
-	fmt.Fprintf(w, "request: %s %s\n", req.Method, t.URL(req.Path))
+	fmt.Fprintf(w, "case %s (%s) on target %s (%s), oracle %s, %s\n", name, c.Op, t.Name, t.Redacted(), x.Source, opts)
+	fmt.Fprintf(w, "\nrequest: %s %s\n", req.Method, t.URL(req.Path))
 	if len(req.Body) > 0 {
 		fmt.Fprintf(w, "%s\n", indentJSON(req.Body))
 	}
 	if c.After != "" {
-		fmt.Fprintf(w, "(search_after is the sort values of the last hit of %s, as the oracle answered it)\n", c.After)
+		fmt.Fprintf(w, "(search_after holds the sort values of the last hit of %s, as the oracle answered it)\n", c.After)
 	}
 	for _, warn := range want.Warnings {
 		fmt.Fprintf(w, "oracle warning: %s\n", warn)
 	}
 	fmt.Fprintf(w, "\ncurl for %s:\n  %s\n", t.Name, t.Curl(req))
-	if url, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
-		if ot, err := target.Parse("oracle="+url, target.Options{CAFile: topts.CAFile, Insecure: topts.Insecure}); err == nil {
+	if u, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
+		// The oracle's curl reads its credentials from the same variables as the target's.
+		if ot, err := target.Parse("oracle="+u, target.Options{CAFile: topts.CAFile, Insecure: topts.Insecure}); err == nil {
 			if oreq, err := c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor); err == nil {
 				fmt.Fprintf(w, "curl for the oracle:\n  %s\n", ot.Curl(oreq))
 			}
@@ -136,38 +164,138 @@ Exit 0 when the case passes, 1 when it differs, 2 on an error.`,
 	defer conn.Close()
 	ex, err := conn.Exchange(0)
 	if err != nil {
-		fmt.Fprintf(w, "\nno response: %v (class %s)\n", t.Scrub(err), target.ClassOf(err))
-		return failed("case %s: no response from %s", name, t.Name)
-	}
-	exp, err := conformance.Compile(want.Status, want.Body)
-	if err != nil {
-		return infra(fmt.Errorf("the expected response of %s is unusable: %w", name, err))
+		err = t.Scrub(err)
+		fmt.Fprintf(w, "\n--- expected (%s): status %d, %d bytes\n%s\n", x.Source, want.Status, len(want.Body), indentJSON(want.Body))
+		fmt.Fprintf(w, "\n--- actual (%s): no response\n%s\n", t.Name, err)
+		return failed("case %s: no response from %s (%s)", name, t.Name, target.ClassOf(err))
 	}
 	res := exp.Check(ex.Status, ex.Body, opts)
 	paths := res.Paths()
 	show := func(title string, status int, body []byte) {
 		fmt.Fprintf(w, "\n--- %s: status %d, %d bytes", title, status, len(body))
+		if !json.Valid(body) {
+			fmt.Fprintf(w, ", not JSON\n%s\n", strings.TrimRight(clipText(string(body), 4000), "\r\n"))
+			return
+		}
 		if *full || len(paths) == 0 {
 			fmt.Fprintf(w, "\n%s\n", indentJSON(body))
 			return
 		}
 		trimmed, err := conformance.Trim(body, paths)
 		if err != nil {
-			fmt.Fprintf(w, " (not JSON: %v)\n%s\n", err, clipText(string(body), 2000))
+			fmt.Fprintf(w, "\n%s\n", indentJSON(body))
 			return
 		}
-		fmt.Fprintf(w, ", trimmed around the differences\n%s\n", trimmed)
+		fmt.Fprintf(w, ", trimmed around the differences\n%s", trimmed)
 	}
 	show("expected ("+x.Source+")", want.Status, want.Body)
-	show("actual ("+t.Name+")", ex.Status, ex.Body)
+	if len(res.Diffs) == 0 && !*full {
+		fmt.Fprintf(w, "\n--- actual (%s): status %d, %d bytes, the same as expected%s\n", t.Name, ex.Status, len(ex.Body), sameNote(want.Body, ex.Body))
+	} else {
+		show("actual ("+t.Name+")", ex.Status, ex.Body)
+	}
 	fmt.Fprintf(w, "\n--- differences\n")
 	var b bytes.Buffer
 	conformance.Render(&b, res)
 	w.Write(b.Bytes())
 	if !res.Pass {
-		return failed("case %s differs", name)
+		return failed("case %s differs: %s", name, joinClasses(res.FailingClasses()))
 	}
 	return nil
+}
+
+// oneCase narrows the fixtures to what explaining c needs of an embedded or live oracle: the
+// case, and the page case it continues. A live Elasticsearch then answers two requests
+// instead of the whole workload. A golden file is read whole, since it must match the
+// workload it was recorded from.
+func oneCase(f *fixtures.Fixtures, c *fixtures.Case, oracleSpec string) *fixtures.Fixtures {
+	if strings.HasPrefix(oracleSpec, "golden:") {
+		return f
+	}
+	w := *f.Workload
+	w.Cases = nil
+	if p := f.Workload.Case(c.After); c.After != "" && p != nil {
+		w.Cases = append(w.Cases, *p)
+	}
+	w.Cases = append(w.Cases, *c)
+	narrow := *f
+	narrow.Workload = &w
+	return &narrow
+}
+
+// sameNote says how an actual body with no differences relates to the expected bytes.
+func sameNote(want, got []byte) string {
+	switch {
+	case bytes.Equal(want, got):
+		return " (byte for byte)"
+	case bytes.Equal(withoutTook(want), withoutTook(got)):
+		return " (byte for byte but for took)"
+	}
+	return " (as JSON values; the bytes differ in layout)"
+}
+
+// withoutTook drops the value of a leading "took", which varies from answer to answer.
+func withoutTook(b []byte) []byte {
+	const prefix = `{"took":`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return b
+	}
+	i := len(prefix)
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return b[i:]
+}
+
+func joinClasses(cs []conformance.Class) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// unknownCase explains a case name the workload does not have: the name it probably meant
+// (page/17 for page/017), or the names each operation's cases run over.
+func unknownCase(w *fixtures.Workload, name string) string {
+	msg := fmt.Sprintf("no case %q in the workload", name)
+	op, num, ok := strings.Cut(name, "/")
+	if n, err := strconv.Atoi(num); ok && err == nil {
+		for i := range w.Cases {
+			c := &w.Cases[i]
+			if o, cn, _ := strings.Cut(c.Name, "/"); o == op {
+				if m, err := strconv.Atoi(cn); err == nil && m == n {
+					return msg + fmt.Sprintf("; did you mean %s?", c.Name)
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; its cases are", msg)
+	sep := " "
+	for _, o := range fixtures.Ops {
+		var first, last string
+		n := 0
+		for i := range w.Cases {
+			if w.Cases[i].Op == o {
+				if first == "" {
+					first = w.Cases[i].Name
+				}
+				last = w.Cases[i].Name
+				n++
+			}
+		}
+		switch n {
+		case 0:
+			continue
+		case 1:
+			fmt.Fprintf(&b, "%s%s", sep, first)
+		default:
+			fmt.Fprintf(&b, "%s%s … %s", sep, first, last)
+		}
+		sep = ", "
+	}
+	return b.String()
 }
 
 // indentJSON pretty-prints JSON, or returns the bytes as they are when they are not JSON.

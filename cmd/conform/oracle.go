@@ -8,20 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
 )
-
-// embeddedOracle is the embedded source verify compares with; tests replace it.
-var embeddedOracle oracle.Source = oracle.Embedded{}
 
 func cmdOracle(ctx context.Context, e *env, args []string) error {
 	usage := func(w io.Writer) {
@@ -222,22 +217,28 @@ the URL is sent as basic auth and never printed.`,
 }
 
 func oracleVerify(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "oracle verify", "--es URL [--fixtures DIR] [--track-total-hits true|false|N] [--index NAME] [--full]", `
-Compare the embedded oracle with a live Elasticsearch across the whole workload and list every
-case where their answers differ: the request, each difference, and both bodies. The live index
-must already hold the corpus. Exit status: 1 if any case differs, 0 if none, 2 when either
-oracle cannot answer.
+	fs := newFlags(e, "oracle verify", "--es URL [--fixtures DIR] [--track-total-hits true|false|N] [--index NAME] [--pedantic] [--relax LIST] [--full]", `
+Compare the embedded oracle with a live Elasticsearch across the whole workload, with the
+strict check: the live answer is the expected one and the embedded engine's is checked against
+it, as a target's would be. Every case where they differ is listed with its request, the
+differences grouped by class with their JSON paths, and both bodies trimmed around the
+differences. The live index must already hold the corpus. Userinfo in the URL is sent as basic
+auth and never printed. Exit status: 1 if any case differs, 0 if none, 2 when either oracle
+cannot answer.
 
-The comparison is an interim one until the conformance package's strict check is wired in:
-status, then JSON values compared with numbers by value and kind (129 and 129.0 differ), object
-key order not compared, and the top-level took ignored.`,
+Differences of the report-only classes (key order, _shards, versions such as _seq_no, scores
+under a field sort, other fields) are counted but do not make a case differ unless --pedantic
+is given; a live cluster's _seq_no depends on how the corpus was loaded.`,
 		"conform oracle verify --es http://localhost:9200",
+		"conform oracle verify --es http://localhost:9200 --pedantic",
 		"conform oracle verify --es http://localhost:9200 --track-total-hits false --full",
 	)
 	var of oracleFlags
 	of.register(fs)
+	var cf checkFlags
+	cf.register(fs)
 	esURL := fs.String("es", "", "the live Elasticsearch `URL`")
-	full := fs.Bool("full", false, "print whole bodies instead of their first 4 KiB")
+	full := fs.Bool("full", false, "print both bodies whole instead of trimmed around the differences")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -247,6 +248,10 @@ key order not compared, and the top-level took ignored.`,
 	if *esURL == "" {
 		return usageErr("oracle verify needs --es URL")
 	}
+	opts, err := cf.options()
+	if err != nil {
+		return err
+	}
 	ep, err := oracle.NewHTTPEndpoint(*esURL)
 	if err != nil {
 		return usageErr("--es: %v", err)
@@ -255,50 +260,126 @@ key order not compared, and the top-level took ignored.`,
 	if err != nil {
 		return err
 	}
-	v, err := oracle.Verify(ctx, f, s, embeddedOracle, &oracle.Live{Endpoint: ep}, interimCompare)
+	cmp := &strictCompare{opts: opts, results: map[string]verifyResult{}}
+	v, err := oracle.Verify(ctx, f, s, oracle.Embedded{}, &oracle.Live{Endpoint: ep}, cmp.compare)
 	if err != nil {
 		return infraErr("%v", err)
 	}
 	for _, c := range v.Live.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
 	}
-	limit := 4096
-	if *full {
-		limit = -1
-	}
+	w := e.stdout
 	for _, m := range v.Mismatches {
-		fmt.Fprintf(e.stdout, "--- %s\n", m.Case)
-		fmt.Fprintf(e.stdout, "request   %s %s", m.Live.Request.Method, m.Live.Request.Path)
+		r := cmp.results[m.Case]
+		var classes []string
+		for _, c := range r.result.FailingClasses() {
+			classes = append(classes, string(c))
+		}
+		// Verify's own differences (a request asked differently, a case missing) come first.
+		own := m.Differences[:len(m.Differences)-r.lines]
+		if len(own) > 0 {
+			classes = append([]string{"request"}, classes...)
+		}
+		fmt.Fprintf(w, "--- %s [%s]\n", m.Case, strings.Join(classes, ","))
+		fmt.Fprintf(w, "request: %s %s", m.Live.Request.Method, m.Live.Request.Path)
 		if m.Live.Request.Body != nil {
-			fmt.Fprintf(e.stdout, " %s", m.Live.Request.Body)
+			fmt.Fprintf(w, " %s", m.Live.Request.Body)
 		}
-		fmt.Fprintln(e.stdout)
-		for _, d := range m.Differences {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+		fmt.Fprintln(w)
+		for _, d := range own {
+			fmt.Fprintf(w, "%s\n", d)
 		}
-		fmt.Fprintf(e.stdout, "live      %d %s\n", m.Live.Status, clip(m.Live.Body, limit))
-		if m.Embedded != nil {
-			fmt.Fprintf(e.stdout, "embedded  %d %s\n", m.Embedded.Status, clip(m.Embedded.Body, limit))
+		if r.compileErr != nil {
+			fmt.Fprintf(w, "the live answer cannot be checked: %v\n", r.compileErr)
+		}
+		if m.Embedded == nil {
+			continue
+		}
+		if r.checked {
+			var b strings.Builder
+			conformance.Render(&b, r.result)
+			fmt.Fprint(w, b.String())
+		}
+		paths := r.result.Paths()
+		showBody(w, "live (expected)", m.Live.Status, m.Live.Body, paths, *full)
+		showBody(w, "embedded (checked)", m.Embedded.Status, m.Embedded.Body, paths, *full)
+		fmt.Fprintln(w)
+	}
+	reported := map[string]int{}
+	for _, r := range cmp.results {
+		seen := map[conformance.Class]bool{}
+		for _, d := range r.result.Diffs {
+			if !d.Fails && !seen[d.Class] {
+				seen[d.Class] = true
+				reported[string(d.Class)]++
+			}
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d of %d cases differ between the embedded oracle (hash %.12s) and %s (hash %.12s)\n",
-		len(v.Mismatches), len(v.Live.Cases), v.Embedded.Hash(), v.Live.Source, v.Live.Hash())
+	fmt.Fprintf(w, "%d of %d cases differ between the embedded oracle (hash %.12s) and %s (hash %.12s), %s check\n",
+		len(v.Mismatches), len(v.Live.Cases), v.Embedded.Hash(), v.Live.Source, v.Live.Hash(), opts)
+	if len(reported) > 0 {
+		fmt.Fprintf(w, "reported, not failing (cases by class): %s\n", classesText(reported))
+	}
 	if len(v.Mismatches) > 0 {
-		return &exitError{code: exitFail, err: errors.New("")}
+		return failed("the embedded oracle differs from %s on %s", v.Live.Source, plural(len(v.Mismatches), "case"))
 	}
 	return nil
+}
+
+// verifyResult is the strict check of one case's embedded answer against the live one.
+type verifyResult struct {
+	checked    bool
+	result     conformance.Result
+	compileErr error
+	lines      int // how many of the mismatch's Differences came from the check
+}
+
+// strictCompare is oracle.Verify's Compare made of the strict check: the live answer compiled
+// as the expectation, the embedded answer checked against it. It keeps each case's result for
+// rendering.
+type strictCompare struct {
+	opts    *conformance.Options
+	results map[string]verifyResult
+}
+
+func (s *strictCompare) compare(live, embedded *oracle.Expected) []string {
+	name := live.Request.Case
+	exp, err := conformance.Compile(live.Status, live.Body)
+	if err != nil {
+		s.results[name] = verifyResult{compileErr: err, lines: 1}
+		return []string{"the live answer cannot be checked: " + err.Error()}
+	}
+	res := exp.Check(embedded.Status, embedded.Body, s.opts)
+	var out []string
+	for i := range res.Diffs {
+		if d := &res.Diffs[i]; d.Fails {
+			out = append(out, fmt.Sprintf("%s %s: want %s, got %s", d.Class, where(d), d.Want, d.Got))
+		}
+	}
+	s.results[name] = verifyResult{checked: true, result: res, lines: len(out)}
+	return out
+}
+
+// showBody prints a body under a title, trimmed around the difference paths unless full, or
+// clipped when it is not JSON.
+func showBody(w io.Writer, title string, status int, body []byte, paths []string, full bool) {
+	fmt.Fprintf(w, "%s: status %d, %d bytes", title, status, len(body))
+	if !json.Valid(body) {
+		fmt.Fprintf(w, ", not JSON\n%s\n", strings.TrimRight(clipText(string(body), 4000), "\r\n"))
+		return
+	}
+	if !full && len(paths) > 0 {
+		if trimmed, err := conformance.Trim(body, paths); err == nil {
+			fmt.Fprintf(w, ", trimmed around the differences\n%s", trimmed)
+			return
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", indentJSON(body))
 }
 
 // infraErr reports an infrastructure error: exit 2.
 func infraErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-func clip(b []byte, limit int) string {
-	if limit < 0 || len(b) <= limit {
-		return string(b)
-	}
-	return fmt.Sprintf("%s… (%d more bytes; --full shows them)", b[:limit], len(b)-limit)
 }
 
 func writeFileAtomic(path string, data []byte) error {
@@ -316,148 +397,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// interimCompare is a stand-in for conformance.Check until the lead wires it in: the status,
-// then the bodies as JSON values, numbers equal only with the same value and the same kind
-// (integer literal or not), object key order ignored, and the top-level took skipped because
-// it is a measurement. A body that is not JSON is compared byte for byte.
-func interimCompare(want, got *oracle.Expected) []string {
-	var diffs []string
-	if want.Status != got.Status {
-		diffs = append(diffs, fmt.Sprintf("status: live %d, embedded %d", want.Status, got.Status))
-	}
-	wv, werr := decodeJSON(want.Body)
-	gv, gerr := decodeJSON(got.Body)
-	if werr != nil || gerr != nil {
-		if !bytes.Equal(want.Body, got.Body) {
-			diffs = append(diffs, "body: differs (not both JSON)")
-		}
-		return diffs
-	}
-	if wm, ok := wv.(map[string]any); ok {
-		delete(wm, "took")
-	}
-	if gm, ok := gv.(map[string]any); ok {
-		delete(gm, "took")
-	}
-	const maxDiffs = 20
-	compareJSON("", wv, gv, &diffs, maxDiffs)
-	if len(diffs) >= maxDiffs {
-		diffs = append(diffs[:maxDiffs], "… more differences not shown")
-	}
-	return diffs
-}
-
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data")
-	}
-	return v, nil
-}
-
-func compareJSON(path string, want, got any, diffs *[]string, limit int) {
-	if len(*diffs) >= limit {
-		return
-	}
-	at := path
-	if at == "" {
-		at = "(body)"
-	}
-	add := func(format string, args ...any) { *diffs = append(*diffs, at+": "+fmt.Sprintf(format, args...)) }
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			add("live has an object, embedded %s", render(got))
-			return
-		}
-		keys := make([]string, 0, len(w)+len(g))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			sub := k
-			if path != "" {
-				sub = path + "." + k
-			}
-			wv, win := w[k]
-			gv, gin := g[k]
-			switch {
-			case !gin:
-				*diffs = append(*diffs, sub+": missing from embedded (live "+render(wv)+")")
-			case !win:
-				*diffs = append(*diffs, sub+": only in embedded ("+render(gv)+")")
-			default:
-				compareJSON(sub, wv, gv, diffs, limit)
-			}
-		}
-	case []any:
-		g, ok := got.([]any)
-		if !ok {
-			add("live has an array, embedded %s", render(got))
-			return
-		}
-		if len(w) != len(g) {
-			add("live has %d elements, embedded %d", len(w), len(g))
-		}
-		for i := range min(len(w), len(g)) {
-			compareJSON(fmt.Sprintf("%s[%d]", path, i), w[i], g[i], diffs, limit)
-		}
-	case json.Number:
-		g, ok := got.(json.Number)
-		if !ok {
-			add("live %s, embedded %s", w, render(got))
-			return
-		}
-		if wi, gi := isIntegerLiteral(string(w)), isIntegerLiteral(string(g)); wi != gi {
-			add("live %s, embedded %s (integer and floating point differ)", w, g)
-			return
-		}
-		if !sameNumber(string(w), string(g)) {
-			add("live %s, embedded %s", w, g)
-		}
-	default:
-		if want != got {
-			add("live %s, embedded %s", render(want), render(got))
-		}
-	}
-}
-
-func isIntegerLiteral(s string) bool { return !strings.ContainsAny(s, ".eE") }
-
-// sameNumber compares two JSON numbers of the same kind by value: integers exactly, others as
-// float64 (their precision in a client).
-func sameNumber(a, b string) bool {
-	if isIntegerLiteral(a) {
-		x, ok1 := new(big.Int).SetString(a, 10)
-		y, ok2 := new(big.Int).SetString(b, 10)
-		return ok1 && ok2 && x.Cmp(y) == 0
-	}
-	x, err1 := strconv.ParseFloat(a, 64)
-	y, err2 := strconv.ParseFloat(b, 64)
-	return err1 == nil && err2 == nil && x == y
-}
-
-func render(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
 }
