@@ -8,12 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
 )
@@ -99,6 +99,8 @@ recording made with "conform oracle record".`,
 	)
 	var of oracleFlags
 	of.register(fs)
+	var tf targetFlags
+	tf.registerAuth(fs)
 	spec := fs.String("oracle", "embedded", "where expectations come from (`SPEC`): embedded, live:URL or golden:FILE")
 	out := fs.String("out", "", "write the expectations to `FILE`")
 	if err := parseFlags(fs, args); err != nil {
@@ -110,9 +112,14 @@ recording made with "conform oracle record".`,
 	if *out == "" {
 		return usageErr("oracle expect needs --out FILE")
 	}
-	src, err := oracle.ParseSource(*spec)
+	tf.timeout = target.DefaultTimeout
+	topts, err := tf.options(e)
 	if err != nil {
-		return usageErr("--oracle: %v", err)
+		return err
+	}
+	src, err := oracleSource(*spec, topts)
+	if err != nil {
+		return err
 	}
 	f, s, err := of.load()
 	if err != nil {
@@ -128,7 +135,7 @@ recording made with "conform oracle record".`,
 	if err := oracle.WriteExpectations(&buf, x, f.Meta, time.Now()); err != nil {
 		return infraErr("writing expectations: %v", err)
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := report.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 		return infraErr("writing %s: %v", *out, err)
 	}
 	printExpectations(e, x, f, took)
@@ -176,6 +183,8 @@ the URL is sent as basic auth and never printed.`,
 	)
 	var of oracleFlags
 	of.register(fs)
+	var tf targetFlags
+	tf.registerAuth(fs)
 	esURL := fs.String("es", "", "the live Elasticsearch `URL`")
 	out := fs.String("out", "", "write the golden file to `FILE`")
 	if err := parseFlags(fs, args); err != nil {
@@ -187,9 +196,9 @@ the URL is sent as basic auth and never printed.`,
 	if *esURL == "" || *out == "" {
 		return usageErr("oracle record needs --es URL and --out FILE")
 	}
-	ep, err := oracle.NewHTTPEndpoint(*esURL)
+	ep, err := liveEndpoint(e, &tf, *esURL)
 	if err != nil {
-		return usageErr("--es: %v", err)
+		return err
 	}
 	f, s, err := of.load()
 	if err != nil {
@@ -208,7 +217,7 @@ the URL is sent as basic auth and never printed.`,
 	for _, c := range rec.Caveats {
 		fmt.Fprintf(e.stderr, "\n*** WARNING: %s ***\n\n", c)
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := report.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 		return infraErr("writing %s: %v", *out, err)
 	}
 	printExpectations(e, rec.Expectations, f, time.Since(start))
@@ -237,6 +246,8 @@ is given; a live cluster's _seq_no depends on how the corpus was loaded.`,
 	of.register(fs)
 	var cf checkFlags
 	cf.register(fs)
+	var tf targetFlags
+	tf.registerAuth(fs)
 	esURL := fs.String("es", "", "the live Elasticsearch `URL`")
 	full := fs.Bool("full", false, "print both bodies whole instead of trimmed around the differences")
 	if err := parseFlags(fs, args); err != nil {
@@ -252,9 +263,9 @@ is given; a live cluster's _seq_no depends on how the corpus was loaded.`,
 	if err != nil {
 		return err
 	}
-	ep, err := oracle.NewHTTPEndpoint(*esURL)
+	ep, err := liveEndpoint(e, &tf, *esURL)
 	if err != nil {
-		return usageErr("--es: %v", err)
+		return err
 	}
 	f, s, err := of.load()
 	if err != nil {
@@ -382,19 +393,17 @@ func infraErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+// liveEndpoint reaches a live Elasticsearch the way targets are reached: userinfo in the URL,
+// --user with $CONFORM_PASSWORD, an API key, --ca and --insecure.
+func liveEndpoint(e *env, tf *targetFlags, url string) (oracle.Endpoint, error) {
+	tf.timeout = target.DefaultTimeout
+	o, err := tf.options(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	t, err := target.Parse("es="+url, o)
+	if err != nil {
+		return nil, usageErr("--es: %v", err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return endpoint{t}, nil
 }

@@ -274,7 +274,7 @@ func TestOracleVerify(t *testing.T) {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	code, out, errs := run(t, "oracle", "verify", "--es", "http://elastic:pw-verify-s3cret@"+host)
 	if code != 0 || !strings.Contains(out, "0 of 448 cases differ between the embedded oracle (hash ") ||
-		!strings.Contains(out, ") and live:http://***@"+host+" (hash ") || !strings.HasSuffix(out, "), strict check\n") {
+		!strings.Contains(out, ") and live:http://elastic:***@"+host+" (hash ") || !strings.HasSuffix(out, "), strict check\n") {
 		t.Errorf("identical oracles: exit %d\n%s%s", code, out, errs)
 	}
 	if strings.Contains(out+errs, "s3cret") {
@@ -340,7 +340,7 @@ func TestOracleUsage(t *testing.T) {
 		{[]string{"oracle", "expect", "--out", "x", "--oracle", "mystery"}, 2, "unknown oracle"},
 		{[]string{"oracle", "expect", "--out", "x", "--track-total-hits", "maybe"}, 2, "--track-total-hits"},
 		{[]string{"oracle", "record", "--out", "x"}, 2, "needs --es URL and --out FILE"},
-		{[]string{"oracle", "record", "--es", "ftp://x", "--out", "x"}, 2, "scheme must be http or https"},
+		{[]string{"oracle", "record", "--es", "ftp://x", "--out", "x"}, 2, "is not http or https"},
 		{[]string{"oracle", "verify"}, 2, "needs --es URL"},
 		{[]string{"oracle", "verify", "--es", "http://127.0.0.1:1", "--relax", "all"}, 2, `unknown relaxation "all"`},
 		{[]string{"oracle", "--help"}, 0, ""},
