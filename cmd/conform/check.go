@@ -84,18 +84,11 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 		return err
 	}
 	embedded := len(targets) == 0
-	if embedded {
-		srv, err := startEmbedded(f)
-		if err != nil {
-			return infra(err)
-		}
-		defer srv.Close()
-		targets = listFlag{"embedded=" + srv.URL}
-	}
-	ts, err := parseTargets(targets, topts)
+	ts, stop, err := targetsOrEmbedded(targets, topts, f)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	t := ts[0]
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)

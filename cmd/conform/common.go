@@ -283,7 +283,28 @@ func startEmbedded(f *fixtures.Fixtures) (*embeddedServer, error) {
 
 func (s *embeddedServer) Close() error { return s.srv.Close() }
 
-// parseTargets turns --target specs into targets; no spec gives the embedded default.
+// targetsOrEmbedded turns --target specs into targets; with none, it serves a fresh embedded
+// engine loaded with the fixtures on loopback and returns it as the target "embedded". stop
+// shuts that server down (a no-op otherwise).
+func targetsOrEmbedded(specs []string, o target.Options, f *fixtures.Fixtures) (ts []*target.Target, stop func(), err error) {
+	stop = func() {}
+	if len(specs) == 0 {
+		srv, err := startEmbedded(f)
+		if err != nil {
+			return nil, stop, infra(err)
+		}
+		stop = func() { srv.Close() }
+		specs = []string{"embedded=" + srv.URL}
+	}
+	ts, err = parseTargets(specs, o)
+	if err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return ts, stop, nil
+}
+
+// parseTargets turns --target specs into targets.
 func parseTargets(specs []string, o target.Options) ([]*target.Target, error) {
 	ts, err := target.ParseAll(specs, o)
 	if err != nil {

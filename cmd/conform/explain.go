@@ -89,18 +89,11 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if c == nil {
 		return usageErr("%s", unknownCase(f.Workload, name))
 	}
-	if len(targets) == 0 {
-		srv, err := startEmbedded(f)
-		if err != nil {
-			return infra(err)
-		}
-		defer srv.Close()
-		targets = listFlag{"embedded=" + srv.URL}
-	}
-	ts, err := parseTargets(targets, topts)
+	ts, stop, err := targetsOrEmbedded(targets, topts, f)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	t := ts[0]
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)

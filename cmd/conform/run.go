@@ -76,19 +76,11 @@ interrupted run.`,
 		return infra(err)
 	}
 
-	// The embedded default: a fresh engine with the fixtures, on loopback.
-	if len(targets) == 0 {
-		srv, err := startEmbedded(f)
-		if err != nil {
-			return infra(err)
-		}
-		defer srv.Close()
-		targets = listFlag{"embedded=" + srv.URL}
-	}
-	ts, err := parseTargets(targets, topts)
+	ts, stop, err := targetsOrEmbedded(targets, topts, f)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	lab, err := lf.open(ctx, e, ts, f)
 	if err != nil {
 		return err
