@@ -13,16 +13,6 @@ import (
 	"github.com/conform-dev/conform/conformance/report"
 )
 
-// delayed is a delay-injecting proxy in front of a handler.
-func delayed(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if d > 0 && strings.HasPrefix(r.URL.Path, "/catalogue/_") {
-			time.Sleep(d)
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // experimentEnv keeps an end-to-end experiment short: two cells, few requests.
 var experimentEnv = map[string]string{"REQUESTS": "60", "TRIALS": "3", "WARMUP": "5"}
 
@@ -43,9 +33,13 @@ func readVerdict(t *testing.T, dir string) report.Verdict {
 // candidate (the candidate behind a proxy adding delay) and a third as the native.
 func runExperiment(t *testing.T, candidateDelay time.Duration) (int, string, report.Verdict) {
 	t.Helper()
-	base := httptest.NewServer(delayed(loadedEngine(t), 0))
+	base := httptest.NewServer(loadedEngine(t))
 	defer base.Close()
-	cand := httptest.NewServer(delayed(loadedEngine(t), candidateDelay))
+	var candidate http.Handler = loadedEngine(t)
+	if candidateDelay > 0 {
+		candidate = delayReads(candidate, candidateDelay) // conform serve --delay's proxy
+	}
+	cand := httptest.NewServer(candidate)
 	defer cand.Close()
 	native := httptest.NewServer(loadedEngine(t))
 	defer native.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/oracle/engine"
@@ -20,14 +21,19 @@ computed in process with no JVM. It is the default target of "make run".
 By default the built-in catalogue (10,000 documents) is preloaded into its index; --fixtures
 loads a fixtures directory instead, and --empty starts with no index. It binds loopback unless
 told otherwise. Requests outside the subset answer 400 with the error type
-conform_unsupported_exception rather than a guess.`,
+conform_unsupported_exception rather than a guess.
+
+--delay adds a fixed wait before every search, count and document read: a stand-in for a
+slower engine when trying out "conform experiment" (a gate must reject it).`,
 		"conform serve",
 		"conform serve --addr 127.0.0.1:9201 --fixtures ./my-fixtures",
 		"conform serve --empty",
+		"conform serve --addr 127.0.0.1:9202 --delay 200us   # a deliberately slower candidate",
 	)
 	addr := fs.String("addr", "127.0.0.1:9200", "listen address `HOST:PORT`")
 	dir := fs.String("fixtures", "", "preload the fixtures in `DIR` instead of the built-in catalogue")
 	empty := fs.Bool("empty", false, "start with no index")
+	delay := fs.Duration("delay", 0, "wait this long before answering each read (_search, _count, _doc)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +59,15 @@ conform_unsupported_exception rather than a guess.`,
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("listening on %s: %w", *addr, err)}
 	}
-	srv := &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = eng
+	if *delay < 0 {
+		return usageErr("--delay must not be negative")
+	}
+	if *delay > 0 {
+		h = delayReads(eng, *delay)
+		fmt.Fprintf(e.stderr, "conform serve: every read waits %s first\n", *delay)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "conform serve: embedded engine (Elasticsearch %s API subset) on http://%s\n", engine.Version, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -69,4 +83,16 @@ conform_unsupported_exception rather than a guess.`,
 		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("serving: %w", err)}
 	}
+}
+
+// delayReads waits d before serving a read (a path ending in _search or _count, or holding
+// _doc with GET), as a slower engine would.
+func delayReads(next http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.HasSuffix(p, "/_search") || strings.HasSuffix(p, "/_count") || r.Method == http.MethodGet && strings.Contains(p, "/_doc/") {
+			time.Sleep(d)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
