@@ -150,13 +150,12 @@ func trialChart(b *bytes.Buffer, r *Results, names []string, op string, clients 
 	hi = niceMax(hi * 1.05)
 	x := func(v float64) float64 { return left + (w-left-right)*v/hi }
 	fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"trial p50s, %s, %d clients\">", w, h, w, h, esc(op), clients)
-	fmt.Fprintf(b, "<text x=\"4\" y=\"14\" font-weight=\"bold\">%s, %s</text>", esc(OpLabel(op)), esc(clientsHeader([]int{clients})))
+	fmt.Fprintf(b, "<text x=\"4\" y=\"14\" font-weight=\"bold\">%s, %s (ms)</text>", esc(OpLabel(op)), esc(clientsHeader([]int{clients})))
 	for i := 0; i <= 4; i++ {
 		v := hi * float64(i) / 4
 		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>", x(v), top, x(v), h-24)
 		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x(v), h-10, trimFloat(v))
 	}
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">ms</text>", w-2, h-10)
 	for i, t := range names {
 		y := top + rowH*i + rowH/2
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", left-6, y+4, esc(truncate(t, 14)))
