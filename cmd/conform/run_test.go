@@ -16,6 +16,7 @@ import (
 
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/load/loadtest"
 	"github.com/conform-dev/conform/oracle/engine"
 )
 
@@ -263,5 +264,44 @@ func TestRunUsageErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// --qdrant: before timing, the gateway's backend must be healthy, green and hold the corpus;
+// its probe (version, status, exact count, fingerprint) is recorded with the target. A backend
+// that lost points keeps the run from starting.
+func TestRunProbesQdrantBackend(t *testing.T) {
+	dir, _ := smallFixturesDir(t)
+	fq := loadtest.NewFakeQdrant()
+	addr, err := fq.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fq.Close()
+	if code, out, errOut := runConform(t, nil, "load", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue"); code != exitOK {
+		t.Fatalf("loading the fake Qdrant: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out := t.TempDir()
+	env := map[string]string{"REQUESTS": "10", "TRIALS": "1", "WARMUP": "1"}
+	code, stdout, stderr := runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue",
+		"--ops", "get", "--clients", "1", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r := readResults(t, out)
+	q, ok := r.Targets[0].Probes["qdrant"].(map[string]any)
+	if !ok || q["status"] != "green" || q["count"] != float64(300) {
+		t.Fatalf("the Qdrant probe is not recorded: %#v", r.Targets[0].Probes["qdrant"])
+	}
+	man, _ := os.ReadFile(filepath.Join(out, report.ManifestFile))
+	if !strings.Contains(string(man), `"version": "1.19.2"`) {
+		t.Errorf("the manifest does not record Qdrant's version")
+	}
+
+	fq.DropPoints = 0
+	fq.StatusOverride = 3 // red
+	code, _, stderr = runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--ops", "get", "--clients", "1", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "not ready") {
+		t.Errorf("a red collection: exit %d, %q", code, stderr)
 	}
 }
