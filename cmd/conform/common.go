@@ -137,10 +137,7 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	tth := "true"
-	if v := e.getenv("TRACK_TOTAL_HITS"); v != "" {
-		tth = v
-	}
+	tth := envOr(e, "TRACK_TOTAL_HITS", "true")
 	fs.StringVar(&r.ops, "ops", strings.Join(fixtures.Ops, ","), "comma-separated operations to run (`LIST`)")
 	fs.StringVar(&r.clients, "clients", "1,8", "comma-separated concurrency levels (`LIST`), closed-loop clients with one connection each")
 	fs.IntVar(&r.requests, "requests", requests, "measured requests per trial, shared among the clients ($REQUESTS)")
@@ -154,13 +151,11 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 
 func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 	s := runner.Settings{Requests: r.requests, Trials: r.trials, Warmup: r.warmup, Timeout: timeout, Keep: r.keep}
-	for _, op := range strings.Split(r.ops, ",") {
-		op = strings.TrimSpace(op)
-		if !contains(fixtures.Ops, op) {
-			return s, usageErr("--ops: unknown operation %q (want %s)", op, strings.Join(fixtures.Ops, ", "))
-		}
-		s.Ops = append(s.Ops, op)
+	ops, err := parseOps(r.ops)
+	if err != nil {
+		return s, err
 	}
+	s.Ops = ops
 	for _, c := range strings.Split(r.clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n < 1 {
