@@ -150,13 +150,15 @@ func printRunSummary(e *env, res *report.Results, dir string) {
 	}
 	fmt.Fprintf(e.stdout, "\np50 latency (ms), median of %d trials, %s\n\n", res.Settings.Trials, clientsLabel(res.Settings.Clients))
 	w := 26
-	fmt.Fprintf(e.stdout, "%-*s", w, "Operation")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", w, "Operation")
 	for _, n := range names {
-		fmt.Fprintf(e.stdout, "  %-17s", n)
+		fmt.Fprintf(&b, "  %-17s", n)
 	}
-	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(e.stdout, strings.TrimRight(b.String(), " "))
 	for _, op := range res.Settings.Ops {
-		fmt.Fprintf(e.stdout, "%-*s", w, report.OpLabel(op))
+		b.Reset()
+		fmt.Fprintf(&b, "%-*s", w, report.OpLabel(op))
 		for _, t := range names {
 			var parts []string
 			for _, n := range res.Settings.Clients {
@@ -166,9 +168,9 @@ func printRunSummary(e *env, res *report.Results, dir string) {
 					parts = append(parts, "–")
 				}
 			}
-			fmt.Fprintf(e.stdout, "  %-17s", strings.Join(parts, " / "))
+			fmt.Fprintf(&b, "  %-17s", strings.Join(parts, " / "))
 		}
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.stdout, strings.TrimRight(b.String(), " "))
 	}
 	fmt.Fprintf(e.stdout, "\n%d responses passed and were timed; %d failed the check.\n", res.TotalPassed(), res.TotalFailed())
 	if !res.Complete {
