@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +25,9 @@ told otherwise. Requests outside the subset answer 400 with the error type
 conform_unsupported_exception rather than a guess.
 
 --delay adds a fixed wait before every search, count and document read: a stand-in for a
-slower engine when trying out "conform experiment" (a gate must reject it).`,
+slower engine when trying out "conform experiment" (a gate must reject it). The wait is at
+least the given time plus the kernel's timer overshoot (tens of microseconds); the wait
+measured on this host is printed at start.`,
 		"conform serve",
 		"conform serve --addr 127.0.0.1:9201 --fixtures ./my-fixtures",
 		"conform serve --empty",
@@ -65,7 +68,7 @@ slower engine when trying out "conform experiment" (a gate must reject it).`,
 	}
 	if *delay > 0 {
 		h = delayReads(eng, *delay)
-		fmt.Fprintf(e.stderr, "conform serve: every read waits %s first\n", *delay)
+		fmt.Fprintf(e.stderr, "conform serve: every read waits %s first (%s measured on this host)\n", *delay, measuredDelay(*delay))
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "conform serve: embedded engine (Elasticsearch %s API subset) on http://%s\n", engine.Version, ln.Addr())
@@ -91,8 +94,25 @@ func delayReads(next http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if strings.HasSuffix(p, "/_search") || strings.HasSuffix(p, "/_count") || r.Method == http.MethodGet && strings.Contains(p, "/_doc/") {
-			time.Sleep(d)
+			preciseSleep(d)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// measuredDelay is the median of a few waits of d: what a read really waits, overshoot
+// included, so a user comparing latencies knows the delay they added.
+func measuredDelay(d time.Duration) time.Duration {
+	n := 9
+	if d > 10*time.Millisecond {
+		n = 1
+	}
+	xs := make([]time.Duration, n)
+	for i := range xs {
+		start := time.Now()
+		preciseSleep(d)
+		xs[i] = time.Since(start)
+	}
+	slices.Sort(xs)
+	return xs[n/2].Round(time.Microsecond)
 }

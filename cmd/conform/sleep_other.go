@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// preciseSleep waits at least d (time.Sleep where nanosleep is not available).
+func preciseSleep(d time.Duration) { time.Sleep(d) }
