@@ -116,6 +116,9 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	}
 	if *dryRun {
 		printPlan(e.stdout, x, switched, *switchCmd)
+		if lf.qdrant != "" {
+			fmt.Fprintf(e.stdout, "Before each round the Qdrant backend at %s is probed too: health, version, collection %s green with exactly the corpus's points and a matching sample fingerprint.\n", lf.qdrant, lf.collection)
+		}
 		return nil
 	}
 	if *out == "" {

@@ -118,6 +118,11 @@ func TestExperimentDryRunLabPlan(t *testing.T) {
 	if !strings.Contains(out, "= 72000 (18000 per round)") {
 		t.Errorf("the lab plan is not 72,000 measured responses:\n%s", out)
 	}
+	_, out, _ = runCLI(t, nil, "experiment", "--baseline", "rest=http://127.0.0.1:8080", "--candidate", "grpc=http://127.0.0.1:8081",
+		"--qdrant", "127.0.0.1:6334", "--collection", "catalogue", "--dry-run")
+	if !strings.Contains(out, "Qdrant backend at 127.0.0.1:6334 is probed too") {
+		t.Errorf("the plan does not say the Qdrant backend is probed:\n%s", out)
+	}
 }
 
 func TestExperimentUsage(t *testing.T) {
