@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -102,7 +103,11 @@ func (t *Target) Open(ctx context.Context, layer Layer, reqs []*Prepared) (Excha
 			rt.Close()
 			return nil, err
 		}
-		return t.newHTTPExchanger(tp, nil, reqs, rt.c.Interrupt, rt.c.Reconnects, rt.Close), nil
+		x := t.newHTTPExchanger(tp, nil, reqs, rt.c.Interrupt, rt.c.Reconnects, rt.Close)
+		// The lean RoundTripper is done with a request when its response body is closed, so
+		// each case's request can be reset and sent again.
+		x.reuse = true
+		return x, nil
 	case LayerNetHTTP, LayerNetHTTPTransport:
 		tr := t.httpTransport()
 		tr.MaxConnsPerHost = 1 // one connection per client, as on the lean path
@@ -155,6 +160,10 @@ type httpExchanger struct {
 	tp         *elastictransport.Client
 	client     *http.Client
 	reqs       []*Prepared
+	tmpl       []*http.Request
+	sent       []*http.Request // with reuse, each case's request, reset before it is sent again
+	reuse      bool
+	body       reusedBody
 	buf        []byte
 	ctx        context.Context
 	cancel     context.CancelFunc
@@ -169,7 +178,64 @@ func (t *Target) newHTTPExchanger(tp *elastictransport.Client, client *http.Clie
 		ctx: ctx, cancel: cancel, interrupt: interrupt, reconnects: reconnects, close: close}
 }
 
-func (x *httpExchanger) request(p *Prepared) (*http.Request, error) {
+// request builds the *http.Request for case i: a copy of a template built on the case's
+// first use, with its own URL (the transport rewrites it) and header map, and the exchanger's
+// reused body reader, so a request costs three small allocations rather than a URL parse.
+// With reuse (over the lean RoundTripper, which has finished with a request once its response
+// body is closed) the case's previous request is reset instead, and costs none.
+func (x *httpExchanger) request(i int) (*http.Request, error) {
+	if x.tmpl == nil {
+		x.tmpl = make([]*http.Request, len(x.reqs))
+	}
+	t := x.tmpl[i]
+	if t == nil {
+		var err error
+		if t, err = x.newRequest(x.reqs[i]); err != nil {
+			return nil, err
+		}
+		x.tmpl[i] = t
+	}
+	var r *http.Request
+	if x.reuse {
+		if x.sent == nil {
+			x.sent = make([]*http.Request, len(x.reqs))
+		}
+		if r = x.sent[i]; r == nil {
+			r = new(http.Request)
+			*r = *t
+			r.URL = new(url.URL)
+			r.Header = make(http.Header, len(t.Header)+2)
+			x.sent[i] = r
+		}
+		// Undo what the transport did to it last time: URL, headers, body.
+		h, u := r.Header, r.URL
+		*r = *t
+		*u = *t.URL
+		r.URL, r.Header = u, h
+		clear(h)
+	} else {
+		r = new(http.Request)
+		*r = *t
+		u := *t.URL
+		r.URL = &u
+		r.Header = make(http.Header, len(t.Header)+2) // room for the transport's User-Agent and Authorization
+	}
+	for k, v := range t.Header {
+		r.Header[k] = v[:len(v):len(v)] // shared, read-only: an Add copies
+	}
+	if b := x.reqs[i].Body; b != nil {
+		x.body.Reset(b)
+		r.Body = &x.body
+	}
+	return r, nil
+}
+
+// reusedBody is an exchanger's request body reader, reset for every request.
+type reusedBody struct{ bytes.Reader }
+
+func (*reusedBody) Close() error { return nil }
+
+func (x *httpExchanger) newRequest(p *Prepared) (*http.Request, error) {
 	var body io.Reader
 	if p.Body != nil {
 		body = bytes.NewReader(p.Body)
@@ -195,7 +261,7 @@ func (x *httpExchanger) request(p *Prepared) (*http.Request, error) {
 }
 
 func (x *httpExchanger) Exchange(i int) (Exchange, error) {
-	req, err := x.request(x.reqs[i])
+	req, err := x.request(i)
 	if err != nil {
 		return Exchange{}, err
 	}
@@ -208,6 +274,12 @@ func (x *httpExchanger) Exchange(i int) (Exchange, error) {
 	}
 	if err != nil {
 		return Exchange{}, x.fault("round trip", err)
+	}
+	if lb, ok := res.Body.(*leanBody); ok && lb.r != nil {
+		// The lean RoundTripper's body is already whole in the connection's buffer.
+		b := lb.b
+		res.Body.Close()
+		return Exchange{Status: res.StatusCode, Body: b, Start: start, End: time.Now()}, nil
 	}
 	b := x.buf[:0]
 	for {
@@ -271,13 +343,19 @@ func (x *httpExchanger) Close() error {
 // transport can drive the lean path. It serialises each *http.Request as it comes (request
 // line, Host, the request's headers, Content-Length, body) and returns a response whose body
 // is the connection's reused buffer. It carries one request at a time: the previous
-// response's body must be closed before the next RoundTrip. The request's context is not
+// response's body must be closed before the next RoundTrip, and the response (its header map
+// and body included) is only valid until then. The request's context is not
 // watched; the target's timeout bounds each exchange.
 type RoundTripper struct {
 	c    *Conn
 	raw  []byte
 	body []byte
 	open bool
+	// The response and its body are reused by every RoundTrip, so a passing exchange
+	// allocates nothing here.
+	res    http.Response
+	lb     leanBody
+	reader bytes.Reader
 }
 
 // DialRoundTripper opens a lean connection and wraps it as a RoundTripper.
@@ -315,7 +393,7 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	b := rt.raw[:0]
 	b = append(b, req.Method...)
 	b = append(b, ' ')
-	b = append(b, req.URL.RequestURI()...)
+	b = appendRequestURI(b, req.URL)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, host...)
 	b = append(b, "\r\n"...)
@@ -343,18 +421,53 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	rt.open = true
-	res := &http.Response{
-		Status:        strconv.Itoa(ex.Status) + " " + http.StatusText(ex.Status),
+	rt.reader.Reset(ex.Body)
+	rt.lb = leanBody{rt: rt, r: &rt.reader, b: ex.Body}
+	rt.res = http.Response{
+		Status:        statusText(ex.Status),
 		StatusCode:    ex.Status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        rt.c.header,
 		ContentLength: int64(len(ex.Body)),
-		Body:          &leanBody{rt: rt, r: bytes.NewReader(ex.Body)},
+		Body:          &rt.lb,
 		Request:       req,
 	}
-	return res, nil
+	return &rt.res, nil
+}
+
+// appendRequestURI appends u's request target (path and query) as URL.RequestURI gives it,
+// without allocating for a path that needs no escaping.
+func appendRequestURI(b []byte, u *url.URL) []byte {
+	if u.Opaque != "" {
+		return append(b, u.RequestURI()...)
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	b = append(b, p...)
+	if u.ForceQuery || u.RawQuery != "" {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	return b
+}
+
+// statusText is a response's Status field ("200 OK"), without allocating for common codes.
+func statusText(code int) string {
+	switch code {
+	case 200:
+		return "200 OK"
+	case 201:
+		return "201 Created"
+	case 400:
+		return "400 Bad Request"
+	case 404:
+		return "404 Not Found"
+	}
+	return strconv.Itoa(code) + " " + http.StatusText(code)
 }
 
 // leanBody reads a response out of the connection's buffer and releases the RoundTripper
@@ -362,6 +475,7 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 type leanBody struct {
 	rt *RoundTripper
 	r  *bytes.Reader
+	b  []byte // the whole body, for a reader in this package that takes it without copying
 }
 
 func (b *leanBody) Read(p []byte) (int, error) {

@@ -144,8 +144,47 @@ type Conn struct {
 	closeAfter  bool
 	interrupted atomic.Bool
 	// header, when not nil, collects the response headers (the RoundTripper needs them; the
-	// timed path does not pay for them).
-	header http.Header
+	// timed path does not pay for them). It is cleared and refilled for every response.
+	header  http.Header
+	headers headerCache
+}
+
+// headerCache interns response header names and values, so a connection whose responses
+// repeat their headers (as a server's do) fills the header map without allocating. The
+// one-element value slices are shared between responses: a caller may replace or append to
+// a response's header values, but must not write into them.
+type headerCache struct {
+	names  map[string]string   // raw name -> canonical name
+	values map[string][]string // value -> []string{value}
+}
+
+// headerCacheMax bounds each cache; values beyond it (say, a per-request id) are allocated.
+const headerCacheMax = 256
+
+func (hc *headerCache) add(h http.Header, name, value []byte) {
+	if hc.names == nil {
+		hc.names, hc.values = map[string]string{}, map[string][]string{}
+	}
+	k, ok := hc.names[string(name)]
+	if !ok {
+		k = http.CanonicalHeaderKey(string(name))
+		if len(hc.names) < headerCacheMax {
+			hc.names[string(name)] = k
+		}
+	}
+	vs, ok := hc.values[string(value)]
+	if !ok {
+		vs = []string{string(value)}
+		if len(hc.values) < headerCacheMax {
+			hc.values[vs[0]] = vs
+		}
+	}
+	if prev, dup := h[k]; dup {
+		// A repeated header: append to a copy, never into the shared slice.
+		h[k] = append(prev[:len(prev):len(prev)], vs[0])
+		return
+	}
+	h[k] = vs
 }
 
 // Dial opens the connection the lean path uses, completing any TLS handshake.
@@ -352,7 +391,7 @@ func (c *Conn) readResponse(head bool) (int, []byte, error) {
 		}
 		contentLength, chunked, closeConn := int64(-1), false, http10
 		if c.header != nil {
-			c.header = make(http.Header, 8)
+			clear(c.header)
 		}
 		for {
 			h, err := c.readLine("read headers")
@@ -387,7 +426,7 @@ func (c *Conn) readResponse(head bool) (int, []byte, error) {
 				}
 			}
 			if c.header != nil {
-				c.header.Add(string(name), string(value))
+				c.headers.add(c.header, name, value)
 			}
 		}
 		if status == http.StatusSwitchingProtocols {
