@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -422,5 +423,47 @@ func TestLeanTLS(t *testing.T) {
 				t.Fatalf("exchange: %q %v", ex.Body, err)
 			}
 		})
+	}
+}
+
+// The RoundTripper's response headers are refilled for every response from interned names and
+// values: a repeated header keeps each value, a header of the previous response does not linger,
+// and a caller appending to a value slice does not change a later response's.
+func TestRoundTripperResponseHeaders(t *testing.T) {
+	responses := []string{
+		"HTTP/1.1 200 OK\r\nwarning: 299 a\r\nWarning: 299 b\r\nX-Id: 1\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nX-Id: 2\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nX-Id: 1\r\nContent-Length: 2\r\n\r\n{}",
+	}
+	url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
+		for _, res := range responses {
+			if _, _, ok := readRequest(r); !ok {
+				return
+			}
+			io.WriteString(c, res)
+		}
+	})
+	tg := mustTarget(t, "es="+url, Options{Timeout: 2 * time.Second})
+	rt, err := tg.DialRoundTripper(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	want := []http.Header{
+		{"Warning": {"299 a", "299 b"}, "X-Id": {"1"}, "Content-Length": {"2"}},
+		{"X-Id": {"2"}, "Content-Length": {"2"}},
+		{"X-Id": {"1"}, "Content-Length": {"2"}},
+	}
+	for i, w := range want {
+		req, _ := http.NewRequest("GET", url+"/", nil)
+		res, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Header, w) {
+			t.Errorf("response %d: headers %v, want %v", i+1, res.Header, w)
+		}
+		res.Header.Add("X-Id", "added by the caller")
+		res.Body.Close()
 	}
 }
