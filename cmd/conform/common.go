@@ -82,6 +82,7 @@ type runFlags struct {
 	warmup   int
 	tth      string
 	keep     int
+	layer    string
 	check    checkFlags
 }
 
@@ -145,6 +146,7 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 	fs.IntVar(&r.warmup, "warmup", warmup, "checked, untimed requests before each trial ($WARMUP)")
 	fs.StringVar(&r.tth, "track-total-hits", tth, "track_total_hits sent with every search: true, false (the disabled-total diagnostic) or `N` ($TRACK_TOTAL_HITS)")
 	fs.IntVar(&r.keep, "keep", runner.DefaultKeep, "failed responses of each class kept whole per target")
+	fs.StringVar(&r.layer, "layer", target.LayerLean.String(), "how timed requests are sent (`LAYER`): lean (conform's timed path, prepared bytes on a raw keep-alive connection), lean+elastictransport (go-elasticsearch's transport over the lean connection), net/http or net/http+elastictransport; recorded with the results (see conform overhead)")
 	r.check.register(fs)
 	return nil
 }
@@ -168,6 +170,9 @@ func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 		return s, usageErr("--track-total-hits: %v", err)
 	}
 	s.TrackTotalHits = tth
+	if s.Layer, err = target.ParseLayer(r.layer); err != nil {
+		return s, usageErr("--layer: %v", err)
+	}
 	if s.Check, err = r.check.options(); err != nil {
 		return s, err
 	}

@@ -125,6 +125,7 @@ func comparable(a, b *report.Results) []string {
 	diff("settings.timeout", sa.Timeout, sb.Timeout)
 	diff("settings.index", sa.Index, sb.Index)
 	diff("settings.check", sa.Check, sb.Check)
+	diff("settings.layer", sa.TimedLayer(), sb.TimedLayer())
 	if !a.Complete {
 		out = append(out, "run A is incomplete: "+a.Incomplete)
 	}

@@ -253,8 +253,8 @@ func printPlan(w io.Writer, x *runner.Experiment, switched bool, switchCmd strin
 	for _, n := range x.Natives {
 		fmt.Fprintf(w, "  native    %s = %s\n", n.Name, n.Redacted())
 	}
-	fmt.Fprintf(w, "  settings  ops %s; clients %s; trials %d; requests %d per trial (shared among the clients); warmup %d; track_total_hits %s\n",
-		strings.Join(s.Ops, ","), joinIntsCLI(s.Clients), s.Trials, s.Requests, s.Warmup, s.TrackTotalHits)
+	fmt.Fprintf(w, "  settings  ops %s; clients %s; trials %d; requests %d per trial (shared among the clients); warmup %d; track_total_hits %s; timed layer %s\n",
+		strings.Join(s.Ops, ","), joinIntsCLI(s.Clients), s.Trials, s.Requests, s.Warmup, s.TrackTotalHits, s.Layer)
 	fmt.Fprintf(w, "  rounds    %d in ABBA order: %s\n", len(x.Order), roundOrder(x))
 	steps := len(s.Ops) * len(s.Clients) * s.Trials
 	fmt.Fprintf(w, "\nEach round: readiness and corpus check of every target, then %d steps (trial x operation x clients), every target per step in rotating order:\n", steps)

@@ -46,8 +46,8 @@ compared with wrk in the same round; the figure reported is the median over roun
 Layers: lean (conform's timed path: one raw keep-alive HTTP/1.1 connection per client,
 requests serialised before timing), lean+elastictransport (go-elasticsearch's transport over a
 RoundTripper bound to one lean connection), net/http, and net/http+elastictransport
-(go-elasticsearch's default stack). Goals for lean: p50 at 1 client <= 1.15 x wrk's, throughput
-at 8 clients >= 0.95 x wrk's.
+(go-elasticsearch's default stack); "conform run --layer" times with any of them. Goals for
+lean: p50 at 1 client <= 1.15 x wrk's, throughput at 8 clients >= 0.95 x wrk's.
 
 wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the command exits 2.`,
 		"conform overhead",

@@ -82,8 +82,28 @@ func TestRunEmbeddedDefault(t *testing.T) {
 	if code, _, errOut := runCLI(t, smallRun, "run", "--out", dir2, "--ops", "get", "--clients", "1", "--requests", "10", "--trials", "1"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if r := readResults(t, dir2); r.Settings.Requests != 10 || r.Cells[0].Passed != 10 {
-		t.Errorf("--requests did not win: %+v", r.Settings)
+	if r := readResults(t, dir2); r.Settings.Requests != 10 || r.Cells[0].Passed != 10 || r.Settings.Layer != "lean" {
+		t.Errorf("--requests did not win, or the lean layer is not recorded: %+v", r.Settings)
+	}
+}
+
+// --layer times through go-elasticsearch's transport over the lean connection instead; the
+// layer is recorded, and compare refuses to combine it with a lean run.
+func TestRunOnAnotherLayer(t *testing.T) {
+	lean, et := t.TempDir(), t.TempDir()
+	for _, run := range []struct{ dir, layer string }{{lean, "lean"}, {et, "lean+elastictransport"}} {
+		code, _, errOut := runCLI(t, smallRun, "run", "--out", run.dir, "--ops", "page", "--clients", "1,2", "--layer", run.layer)
+		if code != exitOK {
+			t.Fatalf("--layer %s: exit %d: %s", run.layer, code, errOut)
+		}
+		r := readResults(t, run.dir)
+		if r.Settings.Layer != run.layer || r.TotalFailed() != 0 || r.Cells[0].Passed != 80 {
+			t.Errorf("--layer %s: recorded %q, %d failed", run.layer, r.Settings.Layer, r.TotalFailed())
+		}
+	}
+	code, _, errOut := runCLI(t, nil, "compare", filepath.Join(lean, report.ResultsFile), filepath.Join(et, report.ResultsFile))
+	if code != exitUsage || !strings.Contains(errOut, "settings.layer: ") {
+		t.Errorf("compare across layers: exit %d, %s", code, errOut)
 	}
 }
 
@@ -258,6 +278,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{nil, []string{"run", "--relax", "everything"}, `unknown relaxation "everything"`},
 		{nil, []string{"run", "--target", "gw=ftp://x"}, "--target"},
 		{nil, []string{"run", "--collection", "c"}, "--collection needs --qdrant"},
+		{nil, []string{"run", "--layer", "curl"}, `--layer: unknown layer "curl"`},
 	}
 	for _, tc := range tests {
 		code, _, errOut := runCLI(t, tc.env, tc.args...)

@@ -107,8 +107,8 @@ func writeHeader(b *bytes.Buffer, r *Results) {
 	b.WriteString("\n")
 	fmt.Fprintf(b, "- Methodology: `%s`\n", r.Methodology)
 	s := r.Settings
-	fmt.Fprintf(b, "- Settings: requests %d per trial (shared among the clients), trials %d, warmup %d, clients %s, track_total_hits %s, timeout %s\n",
-		s.Requests, s.Trials, s.Warmup, joinInts(s.Clients), s.TrackTotalHits, s.Timeout)
+	fmt.Fprintf(b, "- Settings: requests %d per trial (shared among the clients), trials %d, warmup %d, clients %s, track_total_hits %s, timeout %s, timed layer %s\n",
+		s.Requests, s.Trials, s.Warmup, joinInts(s.Clients), s.TrackTotalHits, s.Timeout, s.TimedLayer())
 	fmt.Fprintf(b, "- Check: %s\n", strings.Join(s.Check, ", "))
 	f := r.Fixtures
 	fmt.Fprintf(b, "- Corpus: %d documents, sha256 `%s` (%s)\n", f.Documents, f.CorpusSHA256, f.Source)

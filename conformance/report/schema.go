@@ -43,6 +43,18 @@ type Settings struct {
 	Index          string   `json:"index"`
 	// Check names the strict check's options: "strict", "pedantic", or relaxations by name.
 	Check []string `json:"check"`
+	// Layer is how timed requests were sent: "lean" (conform's timed path),
+	// "lean+elastictransport", "net/http" or "net/http+elastictransport". Results written
+	// before the field existed were all lean; TimedLayer reads them so.
+	Layer string `json:"layer,omitempty"`
+}
+
+// TimedLayer is Layer, with the lean path for results that predate the field.
+func (s Settings) TimedLayer() string {
+	if s.Layer == "" {
+		return "lean"
+	}
+	return s.Layer
 }
 
 // Fixtures identifies the corpus and workload.

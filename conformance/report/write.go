@@ -107,6 +107,7 @@ func Benchstat(r *Results) []byte {
 	fmt.Fprintf(&b, "methodology: %s\n", r.Methodology)
 	fmt.Fprintf(&b, "corpus-sha256: %s\nworkload-sha256: %s\noracle-sha256: %s\n", r.Fixtures.CorpusSHA256, r.Fixtures.WorkloadSHA256, r.Oracle.SHA256)
 	fmt.Fprintf(&b, "track-total-hits: %s\n", r.Settings.TrackTotalHits)
+	fmt.Fprintf(&b, "layer: %s\n", r.Settings.TimedLayer())
 	for _, c := range r.Cells {
 		name := fmt.Sprintf("BenchmarkConform/target=%s/op=%s/clients=%d", benchName(c.Target), c.Op, c.Clients)
 		for _, t := range c.Trials {

@@ -40,6 +40,9 @@ type Settings struct {
 	Check          *conformance.Options
 	// Keep is how many failures of each class a trial keeps whole (0: DefaultKeep).
 	Keep int
+	// Layer is how timed requests are sent (the zero value is target.LayerLean, conform's
+	// lean path). It is recorded with the results: runs on different layers are not combined.
+	Layer target.Layer
 }
 
 // Validate reports settings no run can use.
@@ -74,7 +77,7 @@ func (s Settings) Report(index string) report.Settings {
 		check = []string{"strict"}
 	}
 	return report.Settings{Ops: s.Ops, Clients: s.Clients, Requests: s.Requests, Trials: s.Trials, Warmup: s.Warmup,
-		TrackTotalHits: string(s.TrackTotalHits), Timeout: s.Timeout.String(), Index: index, Check: check}
+		TrackTotalHits: string(s.TrackTotalHits), Timeout: s.Timeout.String(), Index: index, Check: check, Layer: s.Layer.String()}
 }
 
 // Suite is what every run of a workload shares, built once before any timing: the cases of
@@ -197,8 +200,6 @@ type Run struct {
 	Targets  []*target.Target
 	// Ready checks each target before timing; nil uses GETRoot.
 	Ready Ready
-	// Layer is the timed path (default the lean one).
-	Layer target.Layer
 	// OnTrial is called after every trial with the results so far (complete: false), for
 	// example to rewrite results.json, so an interrupted run leaves what it measured.
 	OnTrial func(*report.Results) error
@@ -335,7 +336,7 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 						Clients: n, Warmup: r.Settings.Warmup, Requests: r.Settings.Requests,
 						Cases: len(prepared[ti][op]), Keep: keep, Check: s.check(op, r.Settings.Check),
 						Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
-							return t.Open(ctx, r.Layer, prepared[ti][op])
+							return t.Open(ctx, r.Settings.Layer, prepared[ti][op])
 						},
 					})
 					if err != nil {
@@ -410,7 +411,7 @@ func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][
 	// One case through the timed path: the first case of the first operation must come back
 	// (any status) on a fresh connection; if it does not pass the check, say so.
 	op := r.Settings.Ops[0]
-	x, err := t.Open(ctx, r.Layer, prepared[op])
+	x, err := t.Open(ctx, r.Settings.Layer, prepared[op])
 	if err != nil {
 		return nil, nil, nil, err
 	}

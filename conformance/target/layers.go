@@ -17,17 +17,19 @@ import (
 )
 
 // Layer is a way of sending timed requests. LayerLean is conform's timed path; the others
-// exist so `conform overhead` can show what each layer costs on the same target.
+// can be chosen for a run (--layer) and let `conform overhead` show what each layer costs on
+// the same target.
 //
-// The timed path was chosen by measurement (`conform overhead --duration 3s --rounds 5` on
-// the 2-CPU development machine, load average 7-10 from other work; median over rounds of
-// each layer's ratio to wrk in the same round, p50 at 1 client / throughput at 8 clients):
-// lean 1.03 / 1.04; lean+elastictransport 1.37 / 0.74; net/http 2.89 / 0.41;
-// net/http+elastictransport 3.26 / 0.44. Keeping go-elasticsearch's transport on the timed
-// path, even over a lean RoundTripper, costs a third more latency and a quarter of the
-// throughput (a new *http.Request, header maps and the transport's bookkeeping per request),
-// so the timed path writes prepared bytes on the connection itself and go-elasticsearch serves
-// the untimed work (Client).
+// The default was chosen by measurement (`conform overhead --duration 3s --rounds 5` on the
+// 2-CPU development machine, 2026-12-02; median over rounds of each layer's ratio to wrk in the
+// same round, p50 at 1 client / throughput at 8 clients): lean 1.03 / 1.02;
+// lean+elastictransport 1.08 / 0.86; net/http 1.23 / 0.31; net/http+elastictransport
+// 1.25 / 0.32. go-elasticsearch's transport over the lean RoundTripper costs one allocation per
+// request (request objects are reset and reused, the response and its headers too), yet its
+// *http.Request and *http.Response bookkeeping still loses about a seventh of the throughput at
+// 8 clients on two CPUs, short of the 0.95 goal; so the default timed path writes prepared bytes
+// on the connection itself, and go-elasticsearch serves the untimed work (Client) and any run
+// that asks for it.
 type Layer int
 
 const (
