@@ -150,7 +150,7 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if err != nil {
 		return infra(err)
 	}
-	conn, err := t.Open(ctx, target.LayerLean, []*target.Prepared{prepared})
+	conn, err := t.Open(ctx, target.LayerLeanTransport, []*target.Prepared{prepared}) // untimed: go-elasticsearch's transport
 	if err != nil {
 		return infra(fmt.Errorf("target %s: %w", t.Name, t.Scrub(err)))
 	}
