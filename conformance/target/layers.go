@@ -182,9 +182,10 @@ func (t *Target) newHTTPExchanger(tp *elastictransport.Client, client *http.Clie
 
 // request builds the *http.Request for case i: a copy of a template built on the case's
 // first use, with its own URL (the transport rewrites it) and header map, and the exchanger's
-// reused body reader, so a request costs three small allocations rather than a URL parse.
-// With reuse (over the lean RoundTripper, which has finished with a request once its response
-// body is closed) the case's previous request is reset instead, and costs none.
+// own body reader, so a request costs four small allocations rather than a URL parse. With
+// reuse (over the lean RoundTripper, which has finished with a request once its response body
+// is closed) the case's previous request and the exchanger's body reader are reset instead,
+// and cost none.
 func (x *httpExchanger) request(i int) (*http.Request, error) {
 	if x.tmpl == nil {
 		x.tmpl = make([]*http.Request, len(x.reqs))
@@ -226,13 +227,19 @@ func (x *httpExchanger) request(i int) (*http.Request, error) {
 		r.Header[k] = v[:len(v):len(v)] // shared, read-only: an Add copies
 	}
 	if b := x.reqs[i].Body; b != nil {
-		x.body.Reset(b)
-		r.Body = &x.body
+		if x.reuse {
+			x.body.Reset(b)
+			r.Body = &x.body
+		} else {
+			// net/http's transport may still be writing a body when the response is done.
+			r.Body = &reusedBody{Reader: *bytes.NewReader(b)}
+		}
 	}
 	return r, nil
 }
 
-// reusedBody is an exchanger's request body reader, reset for every request.
+// reusedBody is a request body reader that closes as a no-op; the exchanger's own is reset for
+// every request.
 type reusedBody struct{ bytes.Reader }
 
 func (*reusedBody) Close() error { return nil }
