@@ -97,7 +97,8 @@ func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f
 			return nil, fmt.Errorf("corpus document %q: %w", d.ID, err)
 		}
 		if !bytes.Equal(gotC, wantC) {
-			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: snippet(d.Source), Got: snippet(got)})
+			ws, gs := diffSnippets(d.Source, got)
+			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: ws, Got: gs})
 		}
 		fp.add(d.ID, gotC)
 	}

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/conform-dev/conform/fixtures"
 )
@@ -255,4 +256,37 @@ func snippet(b []byte) string {
 		return string(b)
 	}
 	return string(b[:max]) + "…"
+}
+
+// diffSnippets shows two differing texts around their first difference, so a long source
+// that differs in one field does not print as two identical prefixes.
+func diffSnippets(want, got []byte) (string, string) {
+	const before, width = 24, 72
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	start := max(0, i-before)
+	for start > 0 && start < len(want) && !utf8.RuneStart(want[start]) {
+		start-- // never split a character
+	}
+	cut := func(b []byte) string {
+		if start >= len(b) {
+			return fmt.Sprintf("(ends at byte %d)", len(b))
+		}
+		end := min(len(b), start+width)
+		for end < len(b) && !utf8.RuneStart(b[end]) {
+			end++
+		}
+		s := string(b[start:end])
+		if start > 0 {
+			s = "…" + s
+		}
+		if end < len(b) {
+			s += "…"
+		}
+		return s
+	}
+	at := fmt.Sprintf(" (from byte %d)", i)
+	return cut(want) + at, cut(got)
 }

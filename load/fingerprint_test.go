@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +116,22 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("indenting %q changed its canonical form: %s vs %s (%v)", s, c, c2, err)
 		}
 	})
+}
+
+func TestDiffSnippets(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	tests := []struct{ want, got, ws, gs string }{
+		{`{"a":1}`, `{"a":2}`, `{"a":1} (from byte 5)`, `{"a":2}`},
+		{long + `"price":36.25,"in_stock":false}`, long + `"price":36.26,"in_stock":false}`,
+			`…xxxxxxxxxxxx"price":36.25,"in_stock":false} (from byte 112)`, `…xxxxxxxxxxxx"price":36.26,"in_stock":false}`},
+		{`{"k":"é"}`, `{"k":"e"}`, `{"k":"é"} (from byte 6)`, `{"k":"e"}`},
+		{`{"a":1}`, `{"a"`, `{"a":1} (from byte 4)`, `{"a"`},
+		{`{}`, `{}` + long + long, `{} (from byte 2)`, `{}` + strings.Repeat("x", 70) + "…"},
+	}
+	for _, tc := range tests {
+		ws, gs := diffSnippets([]byte(tc.want), []byte(tc.got))
+		if ws != tc.ws || gs != tc.gs {
+			t.Errorf("diffSnippets(%q, %q) = %q, %q; want %q, %q", tc.want, tc.got, ws, gs, tc.ws, tc.gs)
+		}
+	}
 }

@@ -99,7 +99,8 @@ func ProbeQdrant(ctx context.Context, c *qdrant.Client, collection string, f *fi
 		}
 		raw := []byte(sv.StringValue)
 		if string(raw) != string(d.Source) {
-			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: snippet(d.Source), Got: snippet(raw)})
+			ws, gs := diffSnippets(d.Source, raw)
+			p.Problems = append(p.Problems, Problem{Kind: "source", ID: d.ID, Want: ws, Got: gs})
 		}
 		canon, err := Canonical(raw)
 		if err != nil {
