@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -324,5 +325,33 @@ func TestRunProbesQdrantBackend(t *testing.T) {
 	code, _, stderr = runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--ops", "get", "--clients", "1", "--out", t.TempDir())
 	if code != exitUsage || !strings.Contains(stderr, "not ready") {
 		t.Errorf("a red collection: exit %d, %q", code, stderr)
+	}
+}
+
+// A target that does not hold the corpus is refused before anything is timed, and the out
+// directory still says why: results.json marked incomplete with the reason, and the reports.
+func TestRunRefusesATargetWithoutTheCorpus(t *testing.T) {
+	f := fixtures.Default()
+	eng := engine.New()
+	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+		t.Fatal(err)
+	}
+	del := fmt.Sprintf("{\"delete\":{\"_index\":%q,\"_id\":%q}}\n", f.Workload.Index, f.Docs[0].ID)
+	if st, b := eng.Do("POST", "/_bulk?refresh=true", []byte(del)); st != 200 {
+		t.Fatalf("deleting a document: %d %s", st, b)
+	}
+	srv := httptest.NewServer(eng)
+	defer srv.Close()
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, smallRun, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "get", "--clients", "1")
+	if code != exitUsage || !strings.Contains(errOut, "target gw is not ready") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := readResults(t, dir)
+	if r.Complete || !strings.Contains(r.Incomplete, "count: want 10000, got 9999") || r.TotalPassed() != 0 {
+		t.Errorf("results: complete %v, incomplete %q, %d passed", r.Complete, r.Incomplete, r.TotalPassed())
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile)); !strings.Contains(string(md), "Nothing was measured.") {
+		t.Errorf("report.md does not say nothing was measured:\n%s", md)
 	}
 }

@@ -39,7 +39,7 @@ func htmlDocument(title string, r *Results, preamble []byte) []byte {
 	fmt.Fprintf(&b, "</style></head><body>\n<h1>%s</h1>\n", esc(title))
 	b.Write(preamble)
 	if !r.Complete {
-		fmt.Fprintf(&b, "<p class=\"warn\"><strong>Incomplete run</strong>: %s. The cells hold the trials finished before it stopped.</p>\n", esc(r.Incomplete))
+		fmt.Fprintf(&b, "<p class=\"warn\"><strong>Incomplete run</strong>: %s. %s</p>\n", esc(r.Incomplete), esc(incompleteNote(r)))
 	}
 	htmlHeader(&b, r)
 	names := targetNames(r)

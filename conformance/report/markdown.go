@@ -59,7 +59,7 @@ func Markdown(r *Results) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# conform run\n\n")
 	if !r.Complete {
-		fmt.Fprintf(&b, "> **Incomplete run**: %s. The cells below hold the trials finished before it stopped.\n\n", r.Incomplete)
+		fmt.Fprintf(&b, "> **Incomplete run**: %s. %s\n\n", r.Incomplete, incompleteNote(r))
 	}
 	writeHeader(&b, r)
 
@@ -97,6 +97,14 @@ func Markdown(r *Results) []byte {
 		b.WriteString("\n")
 	}
 	return b.Bytes()
+}
+
+// incompleteNote says what an incomplete run's cells hold.
+func incompleteNote(r *Results) string {
+	if r.TrialsMeasured() == 0 {
+		return "Nothing was measured."
+	}
+	return "The cells hold the trials finished before it stopped."
 }
 
 func writeHeader(b *bytes.Buffer, r *Results) {

@@ -182,6 +182,15 @@ func (r *Results) Cell(target, op string, clients int) *Cell {
 	return nil
 }
 
+// TrialsMeasured counts the trials in every cell.
+func (r *Results) TrialsMeasured() int {
+	n := 0
+	for _, c := range r.Cells {
+		n += len(c.Trials)
+	}
+	return n
+}
+
 // TotalFailed counts failed responses over every cell.
 func (r *Results) TotalFailed() int {
 	n := 0

@@ -123,7 +123,7 @@ func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
 		for k, cs := range run.cells {
 			rr.Samples[k] = cs.latencies
 		}
-		if res != nil {
+		if res != nil && len(res.Cells) > 0 { // a round whose targets were not ready measured nothing
 			rounds = append(rounds, rr)
 			if x.OnRound != nil {
 				if werr := x.OnRound(round, res); werr != nil && err == nil {

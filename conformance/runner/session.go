@@ -278,7 +278,11 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 	for ti, t := range r.Targets {
 		ident, probes, warn, err := r.ready(ctx, t, prepared[ti])
 		if err != nil {
-			return nil, fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+			// Nothing was timed, but the results say why, with the probes of the targets that
+			// were ready, so a CI job keeps the evidence.
+			err = fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+			res.Incomplete, res.FinishedAt = err.Error(), now().UTC()
+			return res, err
 		}
 		res.Targets[ti].Identity, res.Targets[ti].Probes = ident, probes
 		if warn != nil {
