@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -30,15 +31,23 @@ type benchEnv struct {
 	page []byte
 }
 
+// newBenchEnv starts targettest's server in this process, or uses the one at
+// $CONFORM_BENCH_URL (say, `conform overhead --serve` in another process, to profile the
+// clients without the server in the profile).
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	page := targettest.SearchPage(20)
-	srv, err := targettest.NewServer("127.0.0.1:0", 200, page)
-	if err != nil {
-		b.Fatal(err)
+	url := os.Getenv("CONFORM_BENCH_URL")
+	var srv *targettest.Server
+	if url == "" {
+		var err error
+		if srv, err = targettest.NewServer("127.0.0.1:0", 200, page); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { srv.Close() })
+		url = srv.URL
 	}
-	b.Cleanup(func() { srv.Close() })
-	tg, err := target.Parse("bench="+srv.URL, target.Options{})
+	tg, err := target.Parse("bench="+url, target.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -242,6 +251,9 @@ func newPageCheck(b *testing.B, expected []byte) Check {
 // measured instead of the check.
 func BenchmarkCheckCostLabLatency(b *testing.B) {
 	e := newBenchEnv(b)
+	if e.srv == nil {
+		b.Skip("needs the in-process server (unset CONFORM_BENCH_URL)")
+	}
 	e.srv.SetDelay(300 * time.Microsecond)
 	strict := newPageCheck(b, e.page)
 	checks := []struct {
