@@ -213,8 +213,8 @@ func (p *progress) event(ev runner.Event) {
 	if ev.Done > 0 {
 		eta = time.Duration(float64(elapsed) / float64(ev.Done) * float64(ev.Total-ev.Done))
 	}
-	fmt.Fprintf(p.e.stderr, "\r\033[K[%d/%d] trial %d/%d %-6s %d clients %-12s failed %d  eta %s",
-		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, ev.Clients, ev.Target, p.failed, eta.Round(time.Second))
+	fmt.Fprintf(p.e.stderr, "\r\033[K[%d/%d] trial %d/%d %-6s %-10s %-12s failed %d  eta %s",
+		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, clientsLabel([]int{ev.Clients}), ev.Target, p.failed, eta.Round(time.Second))
 }
 
 func (p *progress) done() {
