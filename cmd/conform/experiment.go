@@ -26,8 +26,10 @@ round and interleaved with the round's variant as "conform run" interleaves targ
 response is checked strictly; only passing ones are timed.
 
 Two modes: both variants live at two URLs; or one URL (give the same URL twice) whose variant a
-user command switches between rounds: --switch-cmd runs with "sh -c CMD LABEL", the variant's
-label as $1 and in $CONFORM_VARIANT (e.g. to restart a gateway with the other transport). Before
+user command switches between rounds (e.g. restarts a gateway with the other transport). CMD
+runs under sh with the variant's label as $1 and in $CONFORM_VARIANT; a CMD that is just a
+script's path gets the label as its argument: --switch-cmd ./switch-gateway.sh runs
+"./switch-gateway.sh grpc", and --switch-cmd 'systemctl restart gw-$1' runs as written. Before
 every round conform waits (up to --ready-timeout) until every target is ready and proves the
 corpus is retained and untouched on each (exact count and a fingerprint over a fixed sample of
 documents), and records it in the manifest.
@@ -50,7 +52,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	var natives listFlag
 	fs.Var(&natives, "native", "a native engine measured in every round, as `NAME=URL` (repeatable)")
 	rounds := fs.Int("rounds", 4, "number of rounds, a multiple of 4 (ABBA blocks)")
-	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last, with the label as $1 and $CONFORM_VARIANT")
+	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last: the label is $1 and $CONFORM_VARIANT, and a bare script path gets it as its argument")
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
 	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
@@ -299,9 +301,21 @@ func joinIntsCLI(xs []int) string {
 	return strings.Join(parts, ",")
 }
 
+// switchScript is the shell text run for --switch-cmd. A CMD that is one word (a script's
+// path, no spaces or shell syntax) is called with the label as its argument, so
+// `./switch-gateway.sh` runs `./switch-gateway.sh grpc`; anything else runs as written, with
+// the label as $1 and $CONFORM_VARIANT (`systemctl restart gw-$1`).
+func switchScript(cmd string) string {
+	w := strings.TrimSpace(cmd)
+	if w == "" || strings.ContainsAny(w, " \t\n&;|<>()$`'\"\\*?#~=") {
+		return cmd
+	}
+	return w + ` "$1"`
+}
+
 // runSwitch runs the user's switch command for a variant and returns what it printed.
 func runSwitch(ctx context.Context, e *env, cmd, label string) (string, error) {
-	c := exec.CommandContext(ctx, "sh", "-c", cmd, "conform-switch", label)
+	c := exec.CommandContext(ctx, "sh", "-c", switchScript(cmd), "conform-switch", label)
 	c.Env = append(os.Environ(), "CONFORM_VARIANT="+label)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out

@@ -144,6 +144,45 @@ func TestExperimentUsage(t *testing.T) {
 	}
 }
 
+func TestSwitchScript(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"./switch-gateway.sh":           `./switch-gateway.sh "$1"`,
+		" /opt/lab/switch ":             `/opt/lab/switch "$1"`,
+		"systemctl restart gw-$1":       "systemctl restart gw-$1",
+		"./switch.sh $CONFORM_VARIANT":  "./switch.sh $CONFORM_VARIANT",
+		"nohup ./restart.sh &":          "nohup ./restart.sh &",
+		"./a.sh; ./b.sh":                "./a.sh; ./b.sh",
+		"GATEWAY=grpc ./restart.sh":     "GATEWAY=grpc ./restart.sh",
+		`echo "$1" >> log`:              `echo "$1" >> log`,
+		"./restart.sh # picks the mode": "./restart.sh # picks the mode",
+	} {
+		if got := switchScript(cmd); got != want {
+			t.Errorf("switchScript(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// A switch command that is a script's path gets the label as its argument.
+func TestExperimentSwitchScriptGetsTheLabel(t *testing.T) {
+	srv := httptest.NewServer(loadedEngine(t))
+	defer srv.Close()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "switches.log")
+	script := filepath.Join(dir, "switch-gateway.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$# $1\" >> "+log+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, map[string]string{"REQUESTS": "10", "TRIALS": "1", "WARMUP": "1"}, "experiment",
+		"--baseline", "rest="+srv.URL, "--candidate", "grpc="+srv.URL, "--switch-cmd", script,
+		"--ops", "get", "--clients", "1", "--out", filepath.Join(dir, "out"), "--no-progress")
+	if code == exitUsage {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(log); string(data) != "1 rest\n1 grpc\n1 rest\n" {
+		t.Errorf("the script was called with:\n%s", data)
+	}
+}
+
 // The switched mode: one URL, a command that switches the variant, readiness awaited.
 func TestExperimentSwitchCommand(t *testing.T) {
 	srv := httptest.NewServer(loadedEngine(t))
