@@ -21,7 +21,9 @@ contains, skip and requires) against a target, and report each test section as p
 The default target is the embedded engine: a fresh one per test section, served in process.
 --target URL runs against a live cluster instead (userinfo is sent as basic auth and never
 printed); after each test section the runner deletes the indices that section created, and
-nothing else, so use a cluster whose index names the tests cannot clash with.
+nothing else. Use an empty cluster (conform serve --empty, or a throwaway one): tests that
+search or count every index see what is already there, and conform warns when it holds
+documents.
 
 Version gates (skip version ranges, cluster_features such as gte_v7.13.0) are evaluated
 against the target's GET / version. Tests that assert behaviour newer than Elasticsearch 8.15
@@ -77,6 +79,7 @@ The last line is "N passed, M failed, K skipped".`,
 		limit = -1
 	}
 	opt.OnResult = func(r yamltest.Result) { yamltest.WriteResult(e.stdout, r, limit) }
+	opt.OnWarning = func(w string) { fmt.Fprintf(e.stdout, "warning: %s\n", w) }
 	rep, err := yamltest.Run(ctx, opt, fs.Args()...)
 	if err != nil {
 		if rep != nil {
@@ -85,6 +88,9 @@ The last line is "N passed, M failed, K skipped".`,
 		return infraErr("yamltest: %v", err)
 	}
 	fmt.Fprintf(e.stdout, "target %s, version %s\n", rep.Target, rep.Version)
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(e.stdout, "warning: %s\n", w)
+	}
 	fmt.Fprintln(e.stdout, rep.Summary())
 	if _, failedN, _ := rep.Counts(); failedN > 0 {
 		return &exitError{code: exitFail, err: errors.New("")}

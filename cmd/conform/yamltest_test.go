@@ -89,3 +89,21 @@ func TestYAMLTestUsage(t *testing.T) {
 		}
 	}
 }
+
+// A live target that already holds documents is run anyway (the runner never deletes what it
+// did not create), with a warning before any result and again by the summary.
+func TestYAMLTestWarnsOfAClusterWithData(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "10_count.yml")
+	os.WriteFile(file, []byte(`"count everything":
+  - do: { count: {} }
+  - match: { count: 0 }
+`), 0o644)
+	srv := httptest.NewServer(loadedEngine(t))
+	defer srv.Close()
+	code, out, _ := run(t, "yamltest", "--target", srv.URL, dir)
+	warning := "warning: the target already holds 10000 documents before any test runs"
+	if code != 1 || !strings.HasPrefix(out, warning) || strings.Count(out, warning) != 2 {
+		t.Errorf("exit %d, want 1 and the warning first and by the summary:\n%s", code, out)
+	}
+}

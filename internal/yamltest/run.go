@@ -55,7 +55,10 @@ type Failure struct {
 type Report struct {
 	Target  string
 	Version string
-	Results []Result
+	// Warnings are about the target, found before any test ran (say, documents already in
+	// it that searches over every index will count).
+	Warnings []string
+	Results  []Result
 }
 
 // Counts returns how many tests passed, failed and were skipped.
@@ -88,6 +91,8 @@ type Options struct {
 	Run *regexp.Regexp
 	// OnResult, if set, is called with each result as it is known.
 	OnResult func(Result)
+	// OnWarning, if set, is called with each of the report's warnings before any test runs.
+	OnWarning func(string)
 }
 
 // Files lists the YAML test files in paths: files as given, directories walked for .yml and
@@ -162,6 +167,14 @@ func Run(ctx context.Context, opt Options, paths ...string) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Target: opt.Target.Name(), Version: r.version.String()}
+	if r.preexisting > 0 {
+		w := fmt.Sprintf("the target already holds %d documents before any test runs; tests that search or count every index "+
+			"(a request without an index) will count them too and fail. Run against an empty cluster (say, conform serve --empty).", r.preexisting)
+		rep.Warnings = append(rep.Warnings, w)
+		if opt.OnWarning != nil {
+			opt.OnWarning(w)
+		}
+	}
 	emit := func(res Result) {
 		rep.Results = append(rep.Results, res)
 		if opt.OnResult != nil {
@@ -228,6 +241,8 @@ type runner struct {
 	distribution string
 	// foreign is set while running a file written for the other distribution.
 	foreign bool
+	// preexisting is how many documents the target held before the run (GET /_count).
+	preexisting int64
 }
 
 // identify learns the target's version and distribution from GET /, unless overridden.
@@ -247,6 +262,13 @@ func (r *runner) identify(ctx context.Context) error {
 		getErr = fmt.Errorf("answered HTTP %d: %.200s", resp.Status, resp.Body)
 	default:
 		body = resp.Body
+	}
+	if getErr == nil {
+		// Elasticsearch's own runner starts every test on a wiped cluster; this one never
+		// deletes what it did not create, so it says when the cluster is not empty.
+		if c, err := conn.Do(ctx, &Request{Method: "GET", Path: "/_count", Header: http.Header{"Accept": {"application/json"}}}); err == nil && c.Status == 200 {
+			r.preexisting = gjson.GetBytes(c.Body, "count").Int()
+		}
 	}
 	conn.End(ctx, nil)
 	if d := gjson.GetBytes(body, "version.distribution").String(); d != "" {
