@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/conform-dev/conform/fixtures"
 )
 
 // CompareMethod names compare's estimator and test.
@@ -53,8 +55,16 @@ func Compare(a, b map[CellKey][]time.Duration, opts Options) (*CompareResult, er
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("compare: no cells")
 	}
+	// The workload's order of operations (get, page, after, terms, counts), as every report
+	// lists them; other names after, by name.
+	rank := func(op string) int {
+		if i := slices.Index(fixtures.Ops, op); i >= 0 {
+			return i
+		}
+		return len(fixtures.Ops)
+	}
 	sorted := slices.SortedFunc(maps.Keys(keys), func(x, y CellKey) int {
-		return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.Clients, y.Clients))
+		return cmp.Or(cmp.Compare(rank(x.Op), rank(y.Op)), cmp.Compare(x.Op, y.Op), cmp.Compare(x.Clients, y.Clients))
 	})
 	res := &CompareResult{Method: CompareMethod, Alpha: opts.Alpha, Threshold: opts.Threshold}
 	res.Warnings = append(res.Warnings, "A and B are separate runs: each cell's trials are its only replication, so p-values measure the noise between trials of a run, not the drift between runs; a difference may be the machine's, not the change's. Gate a change with a paired experiment.")
