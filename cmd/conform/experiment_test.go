@@ -84,6 +84,16 @@ func TestExperimentRejectsADelayedCandidate(t *testing.T) {
 	if regressed == 0 {
 		t.Fatalf("no regressed cell named: %+v", v.Cells)
 	}
+	seen := map[string]bool{}
+	for _, w := range v.Warnings {
+		if seen[w] {
+			t.Errorf("verdict.json repeats a warning: %s", w)
+		}
+		seen[w] = true
+	}
+	if len(v.Warnings) == 0 {
+		t.Error("four rounds warn that they are few; verdict.json has no warning")
+	}
 	named := strings.Join(v.Reasons, "\n")
 	if !strings.Contains(named, "get") && !strings.Contains(named, "counts") {
 		t.Errorf("the reasons do not name the regressed cells: %s", named)

@@ -269,6 +269,19 @@ func TestAnalyzeDegradedInput(t *testing.T) {
 			cell: -1, warning: "natives not used as controls",
 		},
 		{
+			reason: "an experiment without natives says so once, not per cell",
+			in: func() Input {
+				in := balancedInput(ABBA(1), 0.01, 0.01, keys, base, base)
+				for c := range in.Cells {
+					for r := range in.Cells[c].Rounds {
+						in.Cells[c].Rounds[r].Natives = nil
+					}
+				}
+				return in
+			},
+			cell: -1, warning: "no native engine was measured",
+		},
+		{
 			reason: "two rounds (AB) have no residual variance: every cell untested, and the warning says how many rounds are needed",
 			in: func() Input {
 				return balancedInput([]Variant{Baseline, Candidate}, 0.01, 0.01, keys, base, base)

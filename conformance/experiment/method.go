@@ -108,6 +108,14 @@ func (m roundModel) test(d design, cells []obs, alpha float64) ([]cellTest, []st
 		return out, warnings
 	}
 	use := m.natives
+	none := true
+	for _, o := range cells {
+		none = none && len(o.natives) == 0
+	}
+	if use != nativesIgnored && none {
+		warnings = append(warnings, "no native engine was measured: the rounds are not adjusted by controls (--native adds them)")
+		use = nativesIgnored
+	}
 	if use != nativesIgnored {
 		for _, o := range cells {
 			if len(o.natives) == 0 {
