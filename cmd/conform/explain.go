@@ -136,12 +136,21 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, warn := range want.Warnings {
 		fmt.Fprintf(w, "oracle warning: %s\n", warn)
 	}
-	fmt.Fprintf(w, "\ncurl for %s:\n  %s\n", t.Name, t.Curl(req))
+	fmt.Fprintf(w, "\ncurl for %s:\n", t.Name)
+	if setup := t.CurlSetup(target.DefaultCurlEnv); setup != "" {
+		fmt.Fprintf(w, "  %s\n", setup)
+	}
+	fmt.Fprintf(w, "  %s\n", t.Curl(req))
 	if u, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
-		// The oracle's curl reads its credentials from the same variables as the target's.
+		// The oracle's curl reads its credentials from variables of its own, so both commands
+		// work in one shell when target and oracle need different ones.
 		if ot, err := target.Parse("oracle="+u, target.Options{CAFile: topts.CAFile, Insecure: topts.Insecure}); err == nil {
 			if oreq, err := c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor); err == nil {
-				fmt.Fprintf(w, "curl for the oracle:\n  %s\n", ot.Curl(oreq))
+				fmt.Fprintf(w, "curl for the oracle:\n")
+				if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
+					fmt.Fprintf(w, "  %s\n", setup)
+				}
+				fmt.Fprintf(w, "  %s\n", ot.CurlAs(oreq, target.OracleCurlEnv))
 			}
 		}
 	}

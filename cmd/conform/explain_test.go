@@ -126,7 +126,9 @@ func TestExplainLiveOracle(t *testing.T) {
 	}
 	for _, want := range []string{
 		"oracle live:http://elastic:***@" + host + ", strict\n",
-		"curl for the oracle:\n  curl -sS -X 'POST' '" + liveSrv.URL + "/catalogue/_search' -u \"$CONFORM_USER:$CONFORM_PASSWORD\" -H 'Content-Type: application/json' -d '{\"size\":20,",
+		// The oracle's curl has credential variables of its own, and says what to set.
+		"curl for the oracle:\n  export CONFORM_ORACLE_USER='elastic' CONFORM_ORACLE_PASSWORD='<password>'\n" +
+			"  curl -sS -X 'POST' '" + liveSrv.URL + "/catalogue/_search' -u \"$CONFORM_ORACLE_USER:$CONFORM_ORACLE_PASSWORD\" -H 'Content-Type: application/json' -d '{\"size\":20,",
 		"\"search_after\":[1.95,\"SKU-85016\"]}'\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -13,10 +13,23 @@ const (
 	EnvAPIKey   = "CONFORM_API_KEY"
 )
 
+// CurlEnv names the environment variables a curl command reads credentials from.
+type CurlEnv struct{ User, Password, APIKey string }
+
+// DefaultCurlEnv is $CONFORM_USER, $CONFORM_PASSWORD and $CONFORM_API_KEY; OracleCurlEnv
+// gives a live oracle's curl its own, so both commands can be pasted in one shell.
+var (
+	DefaultCurlEnv = CurlEnv{EnvUser, EnvPassword, EnvAPIKey}
+	OracleCurlEnv  = CurlEnv{"CONFORM_ORACLE_USER", "CONFORM_ORACLE_PASSWORD", "CONFORM_ORACLE_API_KEY"}
+)
+
 // Curl renders a request to this target as a command to paste into a POSIX shell: method,
 // full URL (prefix and index included), Content-Type and body, TLS options, and credentials
 // as references to $CONFORM_USER, $CONFORM_PASSWORD or $CONFORM_API_KEY, never their values.
-func (t *Target) Curl(req fixtures.Request) string {
+func (t *Target) Curl(req fixtures.Request) string { return t.CurlAs(req, DefaultCurlEnv) }
+
+// CurlAs is Curl with the credentials read from env's variables.
+func (t *Target) CurlAs(req fixtures.Request, env CurlEnv) string {
 	var b strings.Builder
 	b.WriteString("curl -sS")
 	if t.Insecure && t.Scheme == "https" {
@@ -32,9 +45,9 @@ func (t *Target) Curl(req fixtures.Request) string {
 	b.WriteString(shellQuote(t.URL(req.Path)))
 	switch {
 	case t.apiKey != "":
-		b.WriteString(` -H "Authorization: ApiKey $` + EnvAPIKey + `"`)
+		b.WriteString(` -H "Authorization: ApiKey $` + env.APIKey + `"`)
 	case t.authHeader != "":
-		b.WriteString(` -u "$` + EnvUser + `:$` + EnvPassword + `"`)
+		b.WriteString(` -u "$` + env.User + `:$` + env.Password + `"`)
 	}
 	if req.Body != nil {
 		b.WriteString(" -H 'Content-Type: application/json'")
@@ -47,6 +60,19 @@ func (t *Target) Curl(req fixtures.Request) string {
 		b.WriteString(shellQuote(string(req.Body)))
 	}
 	return b.String()
+}
+
+// CurlSetup is what to run before CurlAs's command so its credential references resolve: the
+// user name (not a secret) and a placeholder for the password or API key, or "" when the
+// target has no credentials.
+func (t *Target) CurlSetup(env CurlEnv) string {
+	switch {
+	case t.apiKey != "":
+		return "export " + env.APIKey + "='<API key>'"
+	case t.authHeader != "":
+		return "export " + env.User + "=" + shellQuote(t.username) + " " + env.Password + "='<password>'"
+	}
+	return ""
 }
 
 // shellQuote quotes s for a POSIX shell: inside single quotes nothing is special, and a single

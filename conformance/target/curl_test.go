@@ -86,3 +86,31 @@ func TestShellQuoteRoundTripsThroughSh(t *testing.T) {
 		}
 	}
 }
+
+func TestCurlSetup(t *testing.T) {
+	req := fixtures.Request{Method: "GET", Path: "/i/_doc/1"}
+	tests := []struct {
+		spec       string
+		opts       Options
+		env        CurlEnv
+		setup, has string
+	}{
+		{"es=http://h:9200", Options{}, DefaultCurlEnv, "", "curl -sS -X 'GET' 'http://h:9200/i/_doc/1'"},
+		{"es=http://elastic:hunter2@h:9200", Options{}, DefaultCurlEnv,
+			"export CONFORM_USER='elastic' CONFORM_PASSWORD='<password>'", `-u "$CONFORM_USER:$CONFORM_PASSWORD"`},
+		{"es=http://o'brien:hunter2@h:9200", Options{}, OracleCurlEnv,
+			`export CONFORM_ORACLE_USER='o'\''brien' CONFORM_ORACLE_PASSWORD='<password>'`, `-u "$CONFORM_ORACLE_USER:$CONFORM_ORACLE_PASSWORD"`},
+		{"es=http://h:9200", Options{APIKey: "hunter2"}, DefaultCurlEnv,
+			"export CONFORM_API_KEY='<API key>'", `-H "Authorization: ApiKey $CONFORM_API_KEY"`},
+	}
+	for _, tc := range tests {
+		tg := mustTarget(t, tc.spec, tc.opts)
+		setup, curl := tg.CurlSetup(tc.env), tg.CurlAs(req, tc.env)
+		if setup != tc.setup || !strings.Contains(curl, tc.has) {
+			t.Errorf("%s: setup %q, curl %q; want %q and a curl with %q", tc.spec, setup, curl, tc.setup, tc.has)
+		}
+		if strings.Contains(setup+curl, "hunter2") {
+			t.Errorf("%s: a secret in %q / %q", tc.spec, setup, curl)
+		}
+	}
+}
