@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -101,6 +103,10 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := g.rt.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
+			// Our own bound ran out: say so, rather than "context deadline exceeded".
+			return nil, &Fault{Class: ClassTimeout, Op: req.Method + " " + req.URL.Path, Msg: fmt.Sprintf("no response within %v (the per-request --timeout)", g.t.Timeout)}
+		}
 		return nil, g.t.Scrub(err)
 	}
 	res.Body = &cancelOnClose{ReadCloser: res.Body, cancel: cancel}

@@ -177,8 +177,8 @@ func TestClientTimeout(t *testing.T) {
 	defer srv.Close()
 	es, _ := mustTarget(t, "es="+srv.URL, Options{Timeout: 100 * time.Millisecond}).Client()
 	_, err := es.Info()
-	if ClassOf(err) != ClassTimeout {
-		t.Fatalf("Info against a stalled server: %v (class %q), want a timeout", err, ClassOf(err))
+	if ClassOf(err) != ClassTimeout || !strings.Contains(err.Error(), "GET /: no response within 100ms (the per-request --timeout)") {
+		t.Fatalf("Info against a stalled server: %v (class %q), want a timeout that says which bound ran out", err, ClassOf(err))
 	}
 }
 
