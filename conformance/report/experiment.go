@@ -81,9 +81,9 @@ func finite(v float64) *float64 {
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// uniqueWarnings joins lists of warnings, each once, in order (the analysis repeats its
-// rounds' warnings among its own).
-func uniqueWarnings(lists ...[]string) []string {
+// UniqueWarnings joins lists of warnings, each once, in order (an analysis repeats its
+// rounds' warnings among its own; merged rounds repeat each other's).
+func UniqueWarnings(lists ...[]string) []string {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, l := range lists {
@@ -102,7 +102,7 @@ func VerdictOf(x *Experiment) Verdict {
 	a := x.Analysis
 	v := Verdict{Verdict: string(a.Verdict), MeasuredResponses: x.MeasuredResponses, Baseline: x.Baseline, Candidate: x.Candidate,
 		Method: a.Method, Alpha: a.Alpha, Threshold: a.Threshold, Rounds: x.Rounds, Reasons: a.Reasons,
-		Failures: map[string]int{}, NativeFaster: map[string]map[string]int{}, Warnings: uniqueWarnings(a.Warnings, a.Rounds.Warnings),
+		Failures: map[string]int{}, NativeFaster: map[string]map[string]int{}, Warnings: UniqueWarnings(a.Warnings, a.Rounds.Warnings),
 		Complete: x.Results.Complete}
 	if v.Reasons == nil {
 		v.Reasons = []string{}
@@ -255,7 +255,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 		b.WriteString("\n")
 	}
 	writeFailures(&b, x.Results)
-	warnings := uniqueWarnings(a.Warnings, a.Rounds.Warnings, x.Results.Warnings)
+	warnings := UniqueWarnings(a.Warnings, a.Rounds.Warnings, x.Results.Warnings)
 	if len(warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range warnings {
@@ -364,7 +364,7 @@ func ExperimentHTML(x *Experiment) []byte {
 		}
 	}
 	pre.WriteString("</table>\n")
-	warnings := uniqueWarnings(a.Warnings, a.Rounds.Warnings)
+	warnings := UniqueWarnings(a.Warnings, a.Rounds.Warnings)
 	if len(warnings) > 0 {
 		pre.WriteString("<div class=\"warn\"><ul>")
 		for _, w := range warnings {

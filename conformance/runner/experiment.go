@@ -312,18 +312,6 @@ func Merge(rounds []RoundResult) (*report.Results, error) {
 	for _, k := range order {
 		out.Cells = append(out.Cells, *states[k].cell)
 	}
-	out.Warnings = dedupe(out.Warnings)
+	out.Warnings = report.UniqueWarnings(out.Warnings)
 	return out, nil
-}
-
-func dedupe(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
