@@ -24,11 +24,13 @@ file name and line or field, and conform exits 2.`,
 		"conform fixtures --out fixtures-default # write it out to edit or inspect",
 		"conform fixtures --out small --documents 500 --cases get=20,page=8,after=8,terms=4,counts=4",
 		"conform fixtures --fixtures ./my-fixtures",
+		"conform fixtures --out fixtures-price-double --variant price-double",
 	)
 	out := fs.String("out", "", "write the generated fixtures into `DIR`")
 	dir := fs.String("fixtures", "", "read and validate the fixtures in `DIR` instead of generating")
 	seed := fs.Uint64("seed", fixtures.DefaultSeed, "generator seed")
 	docs := fs.Int("documents", fixtures.DefaultDocuments, "number of documents to generate")
+	variant := fs.String("variant", "", "write a named mapping `VARIANT` of the catalogue: price-double maps price as double, for Elasticsearch's\nintegration-test distribution, which lacks scaled_float (mapper-extras)")
 	cases := fs.String("cases", "", "case counts per operation as a `LIST` such as get=256,page=64,after=64,terms=32,counts=32")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,7 +50,7 @@ file name and line or field, and conform exits 2.`,
 		return nil
 	}
 	opts := fixtures.DefaultOptions
-	opts.Seed, opts.Documents = *seed, *docs
+	opts.Seed, opts.Documents, opts.Variant = *seed, *docs, *variant
 	if *cases != "" {
 		c, err := parseCaseCounts(*cases)
 		if err != nil {
