@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -33,6 +34,8 @@ type Identity struct {
 	LuceneVersion string `json:"lucene_version,omitempty"`
 	// Product is the X-Elastic-Product response header, if any.
 	Product string `json:"product,omitempty"`
+	// Via says where the identity came from when GET / did not give it.
+	Via string `json:"via,omitempty"`
 	// Error says why GET / gave no identity (a gateway need not serve it); the probe goes on.
 	Error string `json:"error,omitempty"`
 }
@@ -115,6 +118,30 @@ func (c esClient) identity(ctx context.Context) (Identity, error) {
 	id := Identity{Product: r.Header.Get("X-Elastic-Product")}
 	if r.Status != http.StatusOK {
 		id.Error = httpErr("GET /", r).Error()
+		// Elasticsearch's integration-test distribution has no rest-root module, so no GET /;
+		// the local node's info gives the version and flavor instead.
+		if n, err := c.do(ctx, http.MethodGet, []string{"_nodes", "_local"}, url.Values{"filter_path": {"nodes.*.name,nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash,nodes.*.distribution"}}, nil, ""); err == nil && n.Status == http.StatusOK {
+			var nodes struct {
+				Nodes map[string]struct {
+					Name         string `json:"name"`
+					Version      string `json:"version"`
+					BuildFlavor  string `json:"build_flavor"`
+					BuildHash    string `json:"build_hash"`
+					Distribution string `json:"distribution"`
+				} `json:"nodes"`
+			}
+			if json.Unmarshal(n.Body, &nodes) == nil {
+				for _, nd := range nodes.Nodes {
+					id.Name, id.Version, id.BuildFlavor, id.BuildHash, id.Distribution = nd.Name, nd.Version, nd.BuildFlavor, nd.BuildHash, nd.Distribution
+					if id.Distribution == "" && id.Product == "Elasticsearch" {
+						id.Distribution = "elasticsearch"
+					}
+					id.Via = "GET /_nodes/_local (" + id.Error + ")"
+					id.Error = ""
+					break
+				}
+			}
+		}
 		return id, nil
 	}
 	var body struct {

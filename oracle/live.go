@@ -147,9 +147,40 @@ func Identify(ctx context.Context, ep Endpoint) (*Identity, error) {
 		return nil, fmt.Errorf("GET / on %s: %w", ep.Name(), err)
 	}
 	if status != 200 {
-		return nil, fmt.Errorf("GET / on %s answered HTTP %d%s", ep.Name(), status, errorReason(body))
+		id, nerr := identifyByNodes(ctx, ep)
+		if nerr != nil {
+			return nil, fmt.Errorf("GET / on %s answered HTTP %d%s, and %v", ep.Name(), status, errorReason(body), nerr)
+		}
+		id.Via = fmt.Sprintf("%s (GET / answered HTTP %d)", NodesIdentityPath, status)
+		return id, nil
 	}
 	return parseIdentity(body)
+}
+
+// NodesIdentityPath asks a node about itself when GET / is not served: Elasticsearch's
+// integration-test distribution has no rest-root module, and some proxies block the root.
+const NodesIdentityPath = "/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_type,nodes.*.build_hash,nodes.*.distribution"
+
+// identifyByNodes reads the local node's version and flavor from the nodes info API.
+// Elasticsearch reports build_flavor "default"; OpenSearch has none.
+func identifyByNodes(ctx context.Context, ep Endpoint) (*Identity, error) {
+	status, body, err := ep.Do(ctx, "GET", NodesIdentityPath, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET /_nodes/_local: %w", err)
+	}
+	if status != 200 {
+		return nil, fmt.Errorf("GET /_nodes/_local answered HTTP %d%s", status, errorReason(body))
+	}
+	var node gjson.Result
+	gjson.GetBytes(body, "nodes").ForEach(func(_, v gjson.Result) bool { node = v; return false })
+	if !node.Exists() || node.Get("version").String() == "" {
+		return nil, errors.New("GET /_nodes/_local names no node with a version")
+	}
+	return &Identity{
+		Version:      node.Get("version").String(),
+		BuildFlavor:  node.Get("build_flavor").String(),
+		Distribution: node.Get("distribution").String(),
+	}, nil
 }
 
 func parseIdentity(body []byte) (*Identity, error) {

@@ -46,6 +46,10 @@ type Identity struct {
 	BuildFlavor  string `json:"build_flavor,omitempty"`
 	Distribution string `json:"distribution,omitempty"`
 	Tagline      string `json:"tagline,omitempty"`
+	// Via says where the identity came from when GET / did not give it: "GET /_nodes/_local
+	// (GET / answered HTTP 405)". Elasticsearch's integration-test distribution lacks the
+	// rest-root module that serves GET /.
+	Via string `json:"via,omitempty"`
 }
 
 // Expectations are every case's expected answer, computed once before timing and then shared
