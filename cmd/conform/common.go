@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -15,10 +11,10 @@ import (
 
 	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/runner"
+	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
-	"github.com/conform-dev/conform/oracle/engine"
 )
 
 // listFlag is a repeatable string flag.
@@ -191,97 +187,24 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// oracleSource resolves --oracle. A live oracle is reached like a target (a URL's userinfo as
-// basic auth, the CA and TLS flags), through conformance/target.
+// oracleSource resolves --oracle: a bad spec is a usage error.
 func oracleSource(spec string, topts target.Options) (oracle.Source, error) {
-	if url, ok := strings.CutPrefix(spec, "live:"); ok {
-		o := topts
-		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
-		t, err := target.Parse("oracle="+url, o)
-		if err != nil {
-			return nil, usageErr("--oracle: %v", err)
-		}
-		return &oracle.Live{Endpoint: endpoint{t}}, nil
-	}
-	src, err := oracle.ParseSource(spec)
+	src, err := suite.OracleSource(spec, topts)
 	if err != nil {
 		return nil, usageErr("--oracle: %v", err)
 	}
 	return src, nil
 }
 
-// endpoint lets the oracle reach a live engine through a target's transport.
-type endpoint struct{ t *target.Target }
-
-func (p endpoint) Name() string { return p.t.Redacted() }
-
-func (p endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	tp, err := p.t.Transport()
-	if err != nil {
-		return 0, nil, err
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = strings.NewReader(string(body))
-	}
-	req, err := http.NewRequestWithContext(ctx, method, path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := tp.Perform(req)
-	if err != nil {
-		return 0, nil, p.t.Scrub(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, target.MaxBody))
-	if err != nil {
-		return 0, nil, p.t.Scrub(err)
-	}
-	return resp.StatusCode, out, nil
-}
-
 // expectations computes the expected responses once, before any timing.
-func expectations(ctx context.Context, e *env, spec string, topts target.Options, f *fixtures.Fixtures, tth fixtures.TotalHits) (*oracle.Expectations, error) {
+func expectations(ctx context.Context, spec string, topts target.Options, f *fixtures.Fixtures, tth fixtures.TotalHits) (*oracle.Expectations, error) {
 	src, err := oracleSource(spec, topts)
 	if err != nil {
 		return nil, err
 	}
-	x, err := src.Expect(ctx, f, oracle.Settings{Index: f.Workload.Index, TrackTotalHits: tth})
-	if err != nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("oracle %s: %w", src.Name(), err)}
-	}
-	if x.Source == "" {
-		x.Source = src.Name()
-	}
-	return x, nil
+	x, err := suite.Expect(ctx, src, f, tth)
+	return x, infra(err)
 }
-
-// embeddedServer serves a fresh embedded engine loaded with the fixtures on a loopback port:
-// the default target when none is given.
-type embeddedServer struct {
-	URL string
-	srv *http.Server
-	ln  net.Listener
-}
-
-func startEmbedded(f *fixtures.Fixtures) (*embeddedServer, error) {
-	eng := engine.New()
-	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
-		return nil, fmt.Errorf("loading the embedded engine: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	s := &embeddedServer{URL: "http://" + ln.Addr().String(), ln: ln, srv: &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}}
-	go s.srv.Serve(ln)
-	return s, nil
-}
-
-func (s *embeddedServer) Close() error { return s.srv.Close() }
 
 // targetsOrEmbedded turns --target specs into targets; with none, it serves a fresh embedded
 // engine loaded with the fixtures on loopback and returns it as the target "embedded". stop
@@ -289,7 +212,7 @@ func (s *embeddedServer) Close() error { return s.srv.Close() }
 func targetsOrEmbedded(specs []string, o target.Options, f *fixtures.Fixtures) (ts []*target.Target, stop func(), err error) {
 	stop = func() {}
 	if len(specs) == 0 {
-		srv, err := startEmbedded(f)
+		srv, err := suite.StartEmbedded(f)
 		if err != nil {
 			return nil, stop, infra(err)
 		}

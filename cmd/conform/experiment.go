@@ -143,7 +143,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		x.Switch = func(ctx context.Context, label string) (string, error) { return runSwitch(ctx, e, *switchCmd, label) }
 	}
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
-	exp, err := expectations(ctx, e, *oracleSpec, topts, f, settings.TrackTotalHits)
+	exp, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
@@ -98,7 +99,7 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	x, err := expectations(ctx, e, *oracleSpec, topts, oneCase(f, c, *oracleSpec), totalHits)
+	x, err := expectations(ctx, *oracleSpec, topts, oneCase(f, c, *oracleSpec), totalHits)
 	if err != nil {
 		return err
 	}
@@ -106,29 +107,19 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if want == nil {
 		return infra(fmt.Errorf("the oracle %s has no expectation for %s", x.Source, name))
 	}
-	exp, err := conformance.Compile(want.Status, want.Body)
+	req, exp, err := suite.Prepare(t, x, c)
 	if err != nil {
-		return infra(fmt.Errorf("the expected response of %s is unusable: %w", name, err))
+		return infra(err)
 	}
 	var cursor []byte
 	if c.After != "" {
-		page := x.Get(c.After)
-		if page == nil {
-			return infra(fmt.Errorf("case %s continues %s, which the oracle did not answer", name, c.After))
-		}
-		if cursor, err = oracle.Cursor(page); err != nil {
-			return infra(fmt.Errorf("case %s: %w", name, err))
-		}
-	}
-	req, err := t.Request(c, x.Settings.Index, x.Settings.TrackTotalHits, cursor)
-	if err != nil {
-		return infra(err)
+		cursor, _ = oracle.Cursor(x.Get(c.After)) // Prepare has read it already
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "case %s (%s) on target %s (%s), oracle %s, %s\n", name, c.Op, t.Name, t.Redacted(), x.Source, opts)
 	fmt.Fprintf(w, "\nrequest: %s %s\n", req.Method, t.URL(req.Path))
 	if len(req.Body) > 0 {
-		fmt.Fprintf(w, "%s\n", indentJSON(req.Body))
+		fmt.Fprintf(w, "%s\n", report.IndentJSON(req.Body))
 	}
 	if c.After != "" {
 		fmt.Fprintf(w, "(search_after holds the sort values of the last hit of %s, as the oracle answered it)\n", c.After)
@@ -167,28 +158,15 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	ex, err := conn.Exchange(0)
 	if err != nil {
 		err = t.Scrub(err)
-		fmt.Fprintf(w, "\n--- expected (%s): status %d, %d bytes\n%s\n", x.Source, want.Status, len(want.Body), indentJSON(want.Body))
+		fmt.Fprintf(w, "\n--- expected (%s): status %d, %d bytes\n%s\n", x.Source, want.Status, len(want.Body), report.IndentJSON(want.Body))
 		fmt.Fprintf(w, "\n--- actual (%s): no response\n%s\n", t.Name, err)
 		return failed("case %s: no response from %s (%s)", name, t.Name, target.ClassOf(err))
 	}
 	res := exp.Check(ex.Status, ex.Body, opts)
 	paths := res.Paths()
 	show := func(title string, status int, body []byte) {
-		fmt.Fprintf(w, "\n--- %s: status %d, %d bytes", title, status, len(body))
-		if !json.Valid(body) {
-			fmt.Fprintf(w, ", not JSON\n%s\n", strings.TrimRight(clipText(string(body), 4000), "\r\n"))
-			return
-		}
-		if *full || len(paths) == 0 {
-			fmt.Fprintf(w, "\n%s\n", indentJSON(body))
-			return
-		}
-		trimmed, err := conformance.Trim(body, paths)
-		if err != nil {
-			fmt.Fprintf(w, "\n%s\n", indentJSON(body))
-			return
-		}
-		fmt.Fprintf(w, ", trimmed around the differences\n%s", trimmed)
+		fmt.Fprint(w, "\n--- ")
+		report.ShowBody(w, title, status, body, paths, *full)
 	}
 	show("expected ("+x.Source+")", want.Status, want.Body)
 	if len(res.Diffs) == 0 && !*full {
@@ -300,11 +278,3 @@ func unknownCase(w *fixtures.Workload, name string) string {
 	return b.String()
 }
 
-// indentJSON pretty-prints JSON, or returns the bytes as they are when they are not JSON.
-func indentJSON(b []byte) string {
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return string(b)
-	}
-	return out.String()
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
@@ -117,9 +116,9 @@ recording made with "conform oracle record".`,
 	if err != nil {
 		return err
 	}
-	src, err := oracleSource(*spec, topts)
+	src, err := suite.OracleSource(*spec, topts)
 	if err != nil {
-		return err
+		return usageErr("--oracle: %v", err)
 	}
 	f, s, err := of.load()
 	if err != nil {
@@ -271,121 +270,18 @@ is given; a live cluster's _seq_no depends on how the corpus was loaded.`,
 	if err != nil {
 		return err
 	}
-	cmp := &strictCompare{opts: opts, results: map[string]verifyResult{}}
-	v, err := oracle.Verify(ctx, f, s, oracle.Embedded{}, &oracle.Live{Endpoint: ep}, cmp.compare)
+	v, err := suite.Verify(ctx, f, s, &oracle.Live{Endpoint: ep}, opts)
 	if err != nil {
 		return infraErr("%v", err)
 	}
 	for _, c := range v.Live.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
 	}
-	w := e.stdout
-	for _, m := range v.Mismatches {
-		r := cmp.results[m.Case]
-		var classes []string
-		for _, c := range r.result.FailingClasses() {
-			classes = append(classes, string(c))
-		}
-		// Verify's own differences (a request asked differently, a case missing) come first.
-		own := m.Differences[:len(m.Differences)-r.lines]
-		if len(own) > 0 {
-			classes = append([]string{"request"}, classes...)
-		}
-		fmt.Fprintf(w, "--- %s [%s]\n", m.Case, strings.Join(classes, ","))
-		fmt.Fprintf(w, "request: %s %s", m.Live.Request.Method, m.Live.Request.Path)
-		if m.Live.Request.Body != nil {
-			fmt.Fprintf(w, " %s", m.Live.Request.Body)
-		}
-		fmt.Fprintln(w)
-		for _, d := range own {
-			fmt.Fprintf(w, "%s\n", d)
-		}
-		if r.compileErr != nil {
-			fmt.Fprintf(w, "the live answer cannot be checked: %v\n", r.compileErr)
-		}
-		if m.Embedded == nil {
-			continue
-		}
-		if r.checked {
-			var b strings.Builder
-			conformance.Render(&b, r.result)
-			fmt.Fprint(w, b.String())
-		}
-		paths := r.result.Paths()
-		showBody(w, "live (expected)", m.Live.Status, m.Live.Body, paths, *full)
-		showBody(w, "embedded (checked)", m.Embedded.Status, m.Embedded.Body, paths, *full)
-		fmt.Fprintln(w)
-	}
-	reported := map[string]int{}
-	for _, r := range cmp.results {
-		seen := map[conformance.Class]bool{}
-		for _, d := range r.result.Diffs {
-			if !d.Fails && !seen[d.Class] {
-				seen[d.Class] = true
-				reported[string(d.Class)]++
-			}
-		}
-	}
-	fmt.Fprintf(w, "%d of %d cases differ between the embedded oracle (hash %.12s) and %s (hash %.12s), %s check\n",
-		len(v.Mismatches), len(v.Live.Cases), v.Embedded.Hash(), v.Live.Source, v.Live.Hash(), opts)
-	if len(reported) > 0 {
-		fmt.Fprintf(w, "reported, not failing (cases by class): %s\n", classesText(reported))
-	}
+	report.Verification(e.stdout, v, *full)
 	if len(v.Mismatches) > 0 {
-		return failed("the embedded oracle differs from %s on %s", v.Live.Source, plural(len(v.Mismatches), "case"))
+		return failed("the embedded oracle differs from %s on %s", v.Live.Source, report.Plural(len(v.Mismatches), "case"))
 	}
 	return nil
-}
-
-// verifyResult is the strict check of one case's embedded answer against the live one.
-type verifyResult struct {
-	checked    bool
-	result     conformance.Result
-	compileErr error
-	lines      int // how many of the mismatch's Differences came from the check
-}
-
-// strictCompare is oracle.Verify's Compare made of the strict check: the live answer compiled
-// as the expectation, the embedded answer checked against it. It keeps each case's result for
-// rendering.
-type strictCompare struct {
-	opts    *conformance.Options
-	results map[string]verifyResult
-}
-
-func (s *strictCompare) compare(live, embedded *oracle.Expected) []string {
-	name := live.Request.Case
-	exp, err := conformance.Compile(live.Status, live.Body)
-	if err != nil {
-		s.results[name] = verifyResult{compileErr: err, lines: 1}
-		return []string{"the live answer cannot be checked: " + err.Error()}
-	}
-	res := exp.Check(embedded.Status, embedded.Body, s.opts)
-	var out []string
-	for i := range res.Diffs {
-		if d := &res.Diffs[i]; d.Fails {
-			out = append(out, fmt.Sprintf("%s %s: want %s, got %s", d.Class, where(d), d.Want, d.Got))
-		}
-	}
-	s.results[name] = verifyResult{checked: true, result: res, lines: len(out)}
-	return out
-}
-
-// showBody prints a body under a title, trimmed around the difference paths unless full, or
-// clipped when it is not JSON.
-func showBody(w io.Writer, title string, status int, body []byte, paths []string, full bool) {
-	fmt.Fprintf(w, "%s: status %d, %d bytes", title, status, len(body))
-	if !json.Valid(body) {
-		fmt.Fprintf(w, ", not JSON\n%s\n", strings.TrimRight(clipText(string(body), 4000), "\r\n"))
-		return
-	}
-	if !full && len(paths) > 0 {
-		if trimmed, err := conformance.Trim(body, paths); err == nil {
-			fmt.Fprintf(w, ", trimmed around the differences\n%s", trimmed)
-			return
-		}
-	}
-	fmt.Fprintf(w, "\n%s\n", indentJSON(body))
 }
 
 // infraErr reports an infrastructure error: exit 2.
@@ -405,5 +301,5 @@ func liveEndpoint(e *env, tf *targetFlags, url string) (oracle.Endpoint, error) 
 	if err != nil {
 		return nil, usageErr("--es: %v", err)
 	}
-	return endpoint{t}, nil
+	return suite.Endpoint(t), nil
 }

@@ -88,7 +88,7 @@ interrupted run.`,
 	defer lab.Close()
 
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
-	x, err := expectations(ctx, e, *oracleSpec, topts, f, settings.TrackTotalHits)
+	x, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,301 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/suite"
+	"github.com/conform-dev/conform/conformance/target"
+)
+
+// ExplainFunc names the command that shows one case whole (`conform explain page/017 ...`);
+// the reports of a check print it next to each failing case.
+type ExplainFunc func(caseName string) string
+
+// MaxListed is how many failing cases CheckSummary lists when not verbose.
+const MaxListed = 20
+
+// CheckSummary writes a check's text summary: a row per operation with its failing cases by
+// class, the reported-only classes, and the failing cases (the first MaxListed with their first
+// difference, or all with all their differences when verbose).
+func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) {
+	fmt.Fprintf(w, "check %s (%s) against oracle %s: %d cases, %s\n\n", r.Target.Name, r.Target.Redacted(), r.Oracle, len(r.Cases), r.Options)
+	ops, rows := r.ByOp()
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, args...), " "))
+	}
+	line("%-8s %6s %7s %7s  %s", "op", "cases", "passed", "failed", "failing cases by class")
+	total := &suite.OpRow{Classes: map[string]int{}}
+	for _, op := range ops {
+		row := rows[op]
+		line("%-8s %6d %7d %7d  %s", op, row.Cases, row.Passed, row.Cases-row.Passed, ClassesText(row.Classes))
+		total.Cases += row.Cases
+		total.Passed += row.Passed
+		for k, v := range row.Classes {
+			total.Classes[k] += v
+		}
+	}
+	line("%-8s %6d %7d %7d  %s", "total", total.Cases, total.Passed, total.Cases-total.Passed, ClassesText(total.Classes))
+	if rep := r.ReportedOnly(); len(rep) > 0 {
+		fmt.Fprintf(w, "\nReported, not failing (cases by class): %s\n", ClassesText(rep))
+	}
+	if r.Failed == 0 {
+		fmt.Fprintf(w, "\nEvery case passed the strict check.\n")
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n", Plural(r.Failed, "failing case"))
+	shown := 0
+	var first *suite.Outcome
+	for _, o := range r.Cases {
+		if o.Pass() {
+			continue
+		}
+		if first == nil {
+			first = o
+		}
+		if !verbose && shown == MaxListed {
+			fmt.Fprintf(w, "  … and %d more (-v lists them all)\n", r.Failed-shown)
+			break
+		}
+		shown++
+		classes := strings.Join(o.Classes(), ",")
+		if o.Fault != nil {
+			fmt.Fprintf(w, "  %-12s [%s] %s\n", o.Case.Name, classes, o.FaultText())
+			continue
+		}
+		d, more := o.FirstFailing()
+		extra := ""
+		if more > 0 {
+			extra = fmt.Sprintf(" (and %s)", Plural(more, "more difference"))
+		}
+		fmt.Fprintf(w, "  %-12s [%s] %s: want %s, got %s%s\n", o.Case.Name, classes, suite.Where(d), ClipText(d.Want, 60), ClipText(d.Got, 60), extra)
+		if verbose {
+			var b bytes.Buffer
+			conformance.Render(&b, o.Result)
+			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+				fmt.Fprintf(w, "      %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nTo see one whole: %s\n", explain(first.Case.Name))
+}
+
+// CaseFailure is the text a CI reader needs to act on one failing case: the differences (or
+// the fault), the request, a curl command that reproduces it with no secret in it, and the
+// explain command when explain is not nil.
+func CaseFailure(r *suite.Run, o *suite.Outcome, explain ExplainFunc) string {
+	var b strings.Builder
+	if o.Fault != nil {
+		fmt.Fprintf(&b, "No response: %s\n", o.Fault)
+	} else {
+		conformance.Render(&b, o.Result)
+	}
+	fmt.Fprintf(&b, "\nRequest: %s %s\n", o.Request.Method, r.Target.URL(o.Request.Path))
+	if len(o.Request.Body) > 0 {
+		fmt.Fprintf(&b, "%s\n", o.Request.Body)
+	}
+	fmt.Fprintf(&b, "\nReproduce: %s\n", r.Target.Curl(o.Request))
+	if explain != nil {
+		fmt.Fprintf(&b, "Explain:   %s\n", explain(o.Case.Name))
+	}
+	return b.String()
+}
+
+// ClassesText renders counts by class in the check's stable class order: "sort 2, totals 1".
+func ClassesText(m map[string]int) string {
+	var parts []string
+	for _, c := range orderedClasses(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orderedClasses(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := conformance.Class(keys[i]).Index(), conformance.Class(keys[j]).Index()
+		if a != b {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// Plural is "1 case" or "n cases".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ClipText shortens s to at most n bytes, on a rune boundary, marking the cut.
+func ClipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// IndentJSON pretty-prints JSON, or returns the bytes as they are when they are not JSON.
+func IndentJSON(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return string(b)
+	}
+	return out.String()
+}
+
+// CheckReport is `conform check --json`'s schema. FailuresByClass counts failing cases by
+// class (a case counts once in each class it fails); Failures lists every failing difference.
+type CheckReport struct {
+	Target          string         `json:"target"`
+	URL             string         `json:"url"`
+	Oracle          string         `json:"oracle"`
+	Options         []string       `json:"options"`
+	CorpusSHA256    string         `json:"corpus_sha256"`
+	WorkloadSHA256  string         `json:"workload_sha256"`
+	Cases           int            `json:"cases"`
+	Passed          int            `json:"passed"`
+	Failed          int            `json:"failed"`
+	FailuresByClass map[string]int `json:"failures_by_class"`
+	Failures        []CheckFailure `json:"failures"`
+}
+
+// CheckFailure is one failing difference of one case, or a case's missing response.
+type CheckFailure struct {
+	Case  string `json:"case"`
+	Class string `json:"class"`
+	Path  string `json:"path"`
+	Want  string `json:"want"`
+	Got   string `json:"got"`
+}
+
+// CheckJSON builds a check's failure records.
+func CheckJSON(r *suite.Run) CheckReport {
+	out := CheckReport{Target: r.Target.Name, URL: r.Target.Redacted(), Oracle: r.Oracle, Options: r.Options.Names(),
+		CorpusSHA256: r.Fixtures.Meta.SHA256.Corpus, WorkloadSHA256: r.Fixtures.Meta.SHA256.Workload,
+		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, Failures: []CheckFailure{}}
+	if out.Options == nil {
+		out.Options = []string{"strict"}
+	}
+	for _, o := range r.Failing() {
+		for _, c := range o.Classes() {
+			out.FailuresByClass[c]++
+		}
+		if o.Fault != nil {
+			out.Failures = append(out.Failures, CheckFailure{Case: o.Case.Name, Class: target.ClassOf(o.Fault), Want: "<a response>", Got: "<" + o.FaultText() + ">"})
+			continue
+		}
+		for _, d := range o.Result.Diffs {
+			if d.Fails {
+				out.Failures = append(out.Failures, CheckFailure{Case: o.Case.Name, Class: string(d.Class), Path: d.Path, Want: d.Want, Got: d.Got})
+			}
+		}
+	}
+	return out
+}
+
+// JUnit XML: one testsuite per operation, one testcase per case. A failing response is a
+// <failure> and a missing one an <error>; either's message is the failing classes, its type
+// the same classes comma-separated, and its text CaseFailure's.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// CheckJUnit renders a check as a JUnit XML document.
+func CheckJUnit(r *suite.Run, explain ExplainFunc) []byte {
+	doc := junitSuites{Name: "conform check " + r.Target.Name, Time: fmt.Sprintf("%.3f", r.Took.Seconds())}
+	props := []junitProperty{{"target", r.Target.Redacted()}, {"oracle", r.Oracle}, {"options", r.Options.String()},
+		{"corpus_sha256", r.Fixtures.Meta.SHA256.Corpus}, {"workload_sha256", r.Fixtures.Meta.SHA256.Workload}}
+	suites := map[string]*junitSuite{}
+	times := map[string]time.Duration{}
+	var order []string
+	for _, o := range r.Cases {
+		classname := "conform." + r.Target.Name + "." + o.Case.Op
+		s := suites[o.Case.Op]
+		if s == nil {
+			s = &junitSuite{Name: classname, Properties: props}
+			suites[o.Case.Op] = s
+			order = append(order, o.Case.Op)
+		}
+		tc := junitCase{Name: o.Case.Name, Classname: classname, Time: fmt.Sprintf("%.6f", o.Latency.Seconds())}
+		times[o.Case.Op] += o.Latency
+		if !o.Pass() {
+			p := &junitProblem{Message: strings.Join(o.Classes(), ", "), Type: strings.Join(o.Classes(), ","), Text: CaseFailure(r, o, explain)}
+			if o.Fault != nil {
+				tc.Error = p
+				s.Errors++
+				doc.Errors++
+			} else {
+				tc.Failure = p
+				s.Failures++
+				doc.Failures++
+			}
+		}
+		s.Tests++
+		doc.Tests++
+		s.Cases = append(s.Cases, tc)
+	}
+	for _, op := range order {
+		s := suites[op]
+		s.Time = fmt.Sprintf("%.3f", times[op].Seconds())
+		doc.Suites = append(doc.Suites, *s)
+	}
+	out, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic(err) // the document is built from strings and numbers only
+	}
+	return append([]byte(xml.Header), append(out, '\n')...)
+}

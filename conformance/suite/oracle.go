@@ -1,0 +1,115 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+// OracleSource resolves an oracle spec: embedded, golden:FILE or live:URL. A live oracle is
+// reached like a target (a URL's userinfo as basic auth, the CA and TLS options of o), but
+// never with the target's own credentials or index.
+func OracleSource(spec string, o target.Options) (oracle.Source, error) {
+	if url, ok := strings.CutPrefix(spec, "live:"); ok {
+		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
+		t, err := target.Parse("oracle="+url, o)
+		if err != nil {
+			return nil, err
+		}
+		return &oracle.Live{Endpoint: Endpoint(t)}, nil
+	}
+	return oracle.ParseSource(spec)
+}
+
+// Expect computes the expected responses of f's workload from src, once, before anything is
+// sent to a target.
+func Expect(ctx context.Context, src oracle.Source, f *fixtures.Fixtures, tth fixtures.TotalHits) (*oracle.Expectations, error) {
+	x, err := src.Expect(ctx, f, oracle.Settings{Index: f.Workload.Index, TrackTotalHits: tth})
+	if err != nil {
+		return nil, fmt.Errorf("oracle %s: %w", src.Name(), err)
+	}
+	if x.Source == "" {
+		x.Source = src.Name()
+	}
+	return x, nil
+}
+
+// Endpoint lets the oracle reach a live engine through a target's transport; its name and
+// errors are redacted.
+func Endpoint(t *target.Target) oracle.Endpoint { return endpoint{t} }
+
+type endpoint struct{ t *target.Target }
+
+func (p endpoint) Name() string { return p.t.Redacted() }
+
+func (p endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	tp, err := p.t.Transport()
+	if err != nil {
+		return 0, nil, err
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := tp.Perform(req)
+	if err != nil {
+		return 0, nil, p.t.Scrub(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, target.MaxBody))
+	if err != nil {
+		return 0, nil, p.t.Scrub(err)
+	}
+	return resp.StatusCode, out, nil
+}
+
+// Engine is a fresh embedded engine loaded with f's corpus under the workload's index: an
+// http.Handler that answers as Elasticsearch 8.15 would.
+func Engine(f *fixtures.Fixtures) (*engine.Engine, error) {
+	eng := engine.New()
+	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+		return nil, fmt.Errorf("loading the embedded engine: %w", err)
+	}
+	return eng, nil
+}
+
+// EmbeddedServer serves a fresh embedded engine loaded with the fixtures on a loopback port:
+// the default target when none is given.
+type EmbeddedServer struct {
+	URL string
+	srv *http.Server
+}
+
+// StartEmbedded serves Engine(f) on 127.0.0.1 at a free port until Close.
+func StartEmbedded(f *fixtures.Fixtures) (*EmbeddedServer, error) {
+	eng, err := Engine(f)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &EmbeddedServer{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server.
+func (s *EmbeddedServer) Close() error { return s.srv.Close() }

@@ -1,0 +1,240 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
+)
+
+// Outcome is one case's check: the request sent, the compiled expectation, and either the
+// response and its check or the fault that left it without one.
+type Outcome struct {
+	Case    *fixtures.Case
+	Request fixtures.Request
+	Want    *conformance.Expectation
+	Status  int
+	Body    []byte
+	Fault   error // no response; its text is scrubbed of credentials
+	Result  conformance.Result
+	Latency time.Duration
+}
+
+// Pass reports whether the case got a response that passed the check.
+func (o *Outcome) Pass() bool { return o.Fault == nil && o.Result.Pass }
+
+// Classes lists the failing classes of a case: a fault's class, or the check's failing
+// classes in their stable order.
+func (o *Outcome) Classes() []string {
+	if o.Fault != nil {
+		return []string{target.ClassOf(o.Fault)}
+	}
+	var out []string
+	for _, c := range o.Result.FailingClasses() {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// FaultText is a fault's message without the class its text starts with.
+func (o *Outcome) FaultText() string {
+	s := o.Fault.Error()
+	if rest, ok := strings.CutPrefix(s, target.ClassOf(o.Fault)+": "); ok {
+		return rest
+	}
+	return s
+}
+
+// FirstFailing is the first failing difference of a checked case, and how many more fail.
+func (o *Outcome) FirstFailing() (*conformance.Difference, int) {
+	var first *conformance.Difference
+	n := 0
+	for i := range o.Result.Diffs {
+		if o.Result.Diffs[i].Fails {
+			if first == nil {
+				first = &o.Result.Diffs[i]
+			}
+			n++
+		}
+	}
+	return first, n - 1
+}
+
+// Run is one strict pass over a workload against one target.
+type Run struct {
+	Target   *target.Target
+	Oracle   string // the oracle's redacted name
+	Options  *conformance.Options
+	Fixtures *fixtures.Fixtures
+	Cases    []*Outcome // workload order
+	// Failed counts the cases that did not pass; Responded those that got a response.
+	Failed, Responded int
+	Took              time.Duration
+}
+
+// Prepare makes case c's concrete request for target t and compiles its expectation: the
+// cursor of an after case comes from the oracle's answer to the page it continues.
+func Prepare(t *target.Target, x *oracle.Expectations, c *fixtures.Case) (fixtures.Request, *conformance.Expectation, error) {
+	want := x.Get(c.Name)
+	if want == nil {
+		return fixtures.Request{}, nil, fmt.Errorf("the oracle has no expectation for %s", c.Name)
+	}
+	var cursor []byte
+	if c.After != "" {
+		page := x.Get(c.After)
+		if page == nil {
+			return fixtures.Request{}, nil, fmt.Errorf("case %s continues %s, which the oracle did not answer", c.Name, c.After)
+		}
+		var err error
+		if cursor, err = oracle.Cursor(page); err != nil {
+			return fixtures.Request{}, nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+	}
+	req, err := t.Request(c, x.Settings.Index, x.Settings.TrackTotalHits, cursor)
+	if err != nil {
+		return fixtures.Request{}, nil, err
+	}
+	exp, err := conformance.Compile(want.Status, want.Body)
+	if err != nil {
+		return fixtures.Request{}, nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
+	}
+	return req, exp, nil
+}
+
+// Check sends every case of ops (all operations when ops is empty) once, in workload order,
+// on one connection, and checks it. The expectations are compiled first, so an unusable one
+// stops the check before any request. Cancelling ctx interrupts the exchange in flight. A
+// case that fails is a value in the Run; the error is for a check that could not be made.
+func Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracle.Expectations, ops []string, opts *conformance.Options) (*Run, error) {
+	run := &Run{Target: t, Oracle: x.Source, Options: opts, Fixtures: f}
+	var reqs []fixtures.Request
+	for i := range f.Workload.Cases {
+		c := &f.Workload.Cases[i]
+		if len(ops) > 0 && !slices.Contains(ops, c.Op) {
+			continue
+		}
+		req, exp, err := Prepare(t, x, c)
+		if err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, req)
+		run.Cases = append(run.Cases, &Outcome{Case: c, Request: req, Want: exp})
+	}
+	if len(reqs) == 0 {
+		return nil, errors.New("no cases to check")
+	}
+	prepared, err := t.PrepareAll(reqs)
+	if err != nil {
+		return nil, err
+	}
+	// Nothing is timed here, so the cases go through go-elasticsearch's transport (over one
+	// lean keep-alive connection, whose faults are classified as on the timed path).
+	conn, err := t.Open(ctx, target.LayerLeanTransport, prepared)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, t.Scrub(err))
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, conn.Interrupt)
+	defer stop()
+	start := time.Now()
+	for i, o := range run.Cases {
+		ex, err := conn.Exchange(i)
+		if ctx.Err() != nil || errors.Is(err, target.ErrInterrupted) {
+			return nil, fmt.Errorf("check interrupted after %d of %d cases", i, len(run.Cases))
+		}
+		if err != nil {
+			o.Fault = t.Scrub(err)
+			run.Failed++
+			continue
+		}
+		run.Responded++
+		o.Status, o.Body, o.Latency = ex.Status, append([]byte(nil), ex.Body...), ex.Latency()
+		o.Result = o.Want.Check(ex.Status, ex.Body, opts)
+		if !o.Result.Pass {
+			run.Failed++
+		}
+	}
+	run.Took = time.Since(start)
+	return run, nil
+}
+
+// OpRow counts one operation's cases: how many passed, and the failing ones by class.
+type OpRow struct {
+	Cases, Passed int
+	Classes       map[string]int
+}
+
+// ByOp counts the cases by operation, the operations in fixtures.Ops order.
+func (r *Run) ByOp() (ops []string, rows map[string]*OpRow) {
+	rows = map[string]*OpRow{}
+	for _, o := range r.Cases {
+		row := rows[o.Case.Op]
+		if row == nil {
+			row = &OpRow{Classes: map[string]int{}}
+			rows[o.Case.Op] = row
+			ops = append(ops, o.Case.Op)
+		}
+		row.Cases++
+		if o.Pass() {
+			row.Passed++
+			continue
+		}
+		for _, c := range o.Classes() {
+			row.Classes[c]++
+		}
+	}
+	sort.SliceStable(ops, func(i, j int) bool { return opIndex(ops[i]) < opIndex(ops[j]) })
+	return ops, rows
+}
+
+func opIndex(op string) int {
+	if i := slices.Index(fixtures.Ops, op); i >= 0 {
+		return i
+	}
+	return len(fixtures.Ops)
+}
+
+// ReportedOnly counts, by class, the cases with differences that were reported but did not
+// fail (key order, scores under a field sort, versions, ...).
+func (r *Run) ReportedOnly() map[string]int {
+	results := make([]conformance.Result, len(r.Cases))
+	for i, o := range r.Cases {
+		results[i] = o.Result
+	}
+	return ReportedOnly(results)
+}
+
+// ReportedOnly counts, by class, the results with differences that were reported but did not
+// fail; a result counts once per class.
+func ReportedOnly(results []conformance.Result) map[string]int {
+	out := map[string]int{}
+	for _, res := range results {
+		seen := map[conformance.Class]bool{}
+		for _, d := range res.Diffs {
+			if !d.Fails && !seen[d.Class] {
+				seen[d.Class] = true
+				out[string(d.Class)]++
+			}
+		}
+	}
+	return out
+}
+
+// Failing lists the cases that did not pass, in workload order.
+func (r *Run) Failing() []*Outcome {
+	var out []*Outcome
+	for _, o := range r.Cases {
+		if !o.Pass() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
