@@ -277,4 +277,3 @@ func unknownCase(w *fixtures.Workload, name string) string {
 	}
 	return b.String()
 }
-

@@ -85,4 +85,3 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 	}
 	return nil
 }
-
