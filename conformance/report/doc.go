@@ -1,7 +1,8 @@
 // Package report is the last stage of a run: it writes what the runner measured as
 // results.json (the documented schema other tools read), report.md, a self-contained
 // report.html with inline SVG charts, manifest.json (the evidence needed to replay or audit a
-// run) and a benchstat-compatible text file.
+// run) and a benchstat-compatible text file; and a strict check's (conformance/suite) summary
+// text, JUnit XML and JSON failure records, and `conform oracle verify`'s report.
 //
 // It takes finished summaries, not samples or targets: it never times, checks or talks to an
 // engine, and every file it writes is replaced atomically, so a run interrupted at any moment
