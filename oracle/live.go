@@ -151,7 +151,7 @@ func Identify(ctx context.Context, ep Endpoint) (*Identity, error) {
 		if nerr != nil {
 			return nil, fmt.Errorf("GET / on %s answered HTTP %d%s, and %v", ep.Name(), status, errorReason(body), nerr)
 		}
-		id.Via = fmt.Sprintf("%s (GET / answered HTTP %d)", NodesIdentityPath, status)
+		id.Via = fmt.Sprintf("GET /_nodes/_local (GET / answered HTTP %d)", status)
 		return id, nil
 	}
 	return parseIdentity(body)
