@@ -8,7 +8,7 @@ LDFLAGS   := -X $(PKG)/internal/buildinfo.Revision=$(REVISION) -X $(PKG)/interna
 OUT       ?= results/latest
 FUZZTIME  ?= 60s
 
-.PHONY: all build run test vet fuzz bench bench-overhead clean
+.PHONY: all build run test test-unit test-engines vet fuzz bench bench-overhead clean
 
 all: build
 
@@ -25,12 +25,38 @@ run: build
 RACE_PKGS := ./conformance ./conformance/runner/... ./conformance/target/... ./oracle/engine/... ./load/... ./cmd/conform/...
 FUZZSHORT ?= 10s
 
+# make test: the unit tests (test-unit), then the real-engine suite (test-engines).
+test: test-unit test-engines
+
 # gofmt and go vet; every test; the concurrent packages again under the race detector; and a
-# short native fuzzing pass of the strict check (make fuzz runs longer).
-test: vet
+# short native fuzzing pass of the strict check (make fuzz runs longer). No JVM needed.
+test-unit: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZSHORT) -fuzzminimizetime 2s ./conformance
+
+# Real Elasticsearch 8.15.0 and OpenSearch on loopback, from Maven Central, no Docker
+# (lab/engines.sh). They keep running until make engines-down.
+.PHONY: engines engines-down engines-status test-unit test-engines
+engines:
+	lab/engines.sh up
+
+engines-down:
+	lab/engines.sh down
+
+engines-status:
+	lab/engines.sh status
+
+# The real-engine suite (lab/realengines, build tag realengines): check 448/448 on real
+# Elasticsearch at three track_total_hits settings, oracle verify with zero differences, the
+# YAML tests, and OpenSearch's documented divergence. Without java or mvn it says so in one
+# loud line and is skipped, except under CI=true, where that fails.
+test-engines: build
+	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
+		echo "REAL-ENGINE SUITE NOT RUN: java and mvn are needed to run Elasticsearch and OpenSearch (see README, Real engines)"; \
+		if [ "$(CI)" = true ]; then exit 1; fi; exit 0; fi
+	lab/engines.sh up
+	$(GO) test -tags realengines -count=1 -v ./lab/realengines
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
