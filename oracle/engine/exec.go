@@ -170,7 +170,13 @@ func (c *execCtx) runBool(q qBool) (*qres, *esError) {
 		if msm, err = minShouldMatch(q.msm, len(q.should)); err != nil {
 			return nil, err
 		}
-	} else if len(q.must)+len(q.filter) == 0 && len(q.should) > 0 {
+	}
+	// With no must or filter clause, Lucene's BooleanQuery needs one should clause to match
+	// whatever minimum_should_match says below 1: an explicit 0 (or "0%", or a negative spec
+	// that computes to 0) does not make should optional. Measured on Elasticsearch 8.15.0:
+	// {"bool":{"should":[{"term":{"in_stock":true}}],"minimum_should_match":0}} counts 6760, not
+	// 10000 (found by conform fuzz).
+	if msm < 1 && len(q.must)+len(q.filter) == 0 && len(q.should) > 0 {
 		msm = 1
 	}
 	if msm > len(q.should) {
