@@ -48,6 +48,6 @@ func BenchmarkBulkBody(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = bulkBody(f.Docs[:1000])
+		_ = bulkBody(f.Workload.Index, false, f.Docs[:1000])
 	}
 }

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,7 +32,19 @@ type ESOptions struct {
 	Backoff    func(retry int) time.Duration
 	// SampleDocs is the size of the verification sample (default DefaultSampleDocs).
 	SampleDocs int
-	// Log receives one line per step; nil discards them.
+	// IndexInAction names _index in every bulk action line, not only in the path. ZincSearch
+	// needs it to answer with one item per document. Without it, the first short reply makes
+	// LoadES send that batch again naming _index, and keep doing so if the reply is then whole.
+	IndexInAction bool
+	// After the refresh, LoadES polls _count every PollInterval (default 500ms) until it
+	// reaches the corpus size, for engines that index asynchronously. It stops waiting after
+	// CountWait (default: the context's deadline less a reserve for the verification, or 10
+	// minutes without a deadline), or once the count has not moved for CountStall (default 1
+	// minute), and then lets the verification judge the count.
+	PollInterval time.Duration
+	CountWait    time.Duration
+	CountStall   time.Duration
+	// Log receives one line per step, and each warning; nil discards them.
 	Log io.Writer
 }
 
@@ -47,6 +58,15 @@ type ESReport struct {
 	Batches   int           `json:"batches"`
 	Retries   int           `json:"retries"` // 429 retries, whole batches and items
 	Took      time.Duration `json:"took_ns"`
+	// IndexInAction is set when the action lines named _index: by the option, or from the
+	// batch whose short reply made LoadES try it.
+	IndexInAction bool `json:"index_in_action,omitempty"`
+	// CountWaited is how long the count took to reach the corpus size after the refresh (zero
+	// when it was there at once), or how long LoadES waited before it gave up.
+	CountWaited time.Duration `json:"count_waited_ns,omitempty"`
+	// Warnings say what was odd on the way, such as bulk replies that did not account for
+	// every document; they do not fail the load, the verification does.
+	Warnings []string `json:"warnings,omitempty"`
 	// Probe is the verification after loading: identity, count and sample fingerprint.
 	Probe *Probe `json:"probe"`
 }
@@ -63,9 +83,11 @@ func (e *NotEmptyError) Error() string {
 	return fmt.Sprintf("%s %q already holds %d documents; conform load leaves it alone unless you pass --recreate", e.What, e.Name, e.Count)
 }
 
-// ItemError is one document the _bulk API refused.
+// ItemError is one document the _bulk API refused. ID is empty when the reply neither named
+// the document nor listed one item per document; Item is the item's place in the reply.
 type ItemError struct {
 	ID     string `json:"id"`
+	Item   int    `json:"item"` // 1-based
 	Status int    `json:"status"`
 	Type   string `json:"type"`
 	Reason string `json:"reason"`
@@ -87,7 +109,16 @@ func (e *BulkError) Error() string {
 			fmt.Fprintf(&b, "; and %d more", len(e.Items)-5)
 			break
 		}
-		fmt.Fprintf(&b, "; %q: %d %s: %s", it.ID, it.Status, it.Type, it.Reason)
+		if it.ID != "" {
+			fmt.Fprintf(&b, "; %q", it.ID)
+		} else {
+			fmt.Fprintf(&b, "; item %d (no _id)", it.Item)
+		}
+		fmt.Fprintf(&b, ": %d", it.Status)
+		if it.Type != "" {
+			fmt.Fprintf(&b, " %s", it.Type)
+		}
+		fmt.Fprintf(&b, ": %s", it.Reason)
 	}
 	return b.String()
 }
@@ -108,9 +139,33 @@ func (o *ESOptions) defaults(f *fixtures.Fixtures) {
 	if o.Backoff == nil {
 		o.Backoff = defaultBackoff
 	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 500 * time.Millisecond
+	}
+	if o.CountStall <= 0 {
+		o.CountStall = time.Minute
+	}
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+}
+
+// esLoader is one LoadES call: its options, the report it fills, and what it learned about
+// the engine's bulk replies on the way.
+type esLoader struct {
+	c   esClient
+	o   ESOptions
+	rep *ESReport
+	// resent is set once a short reply has been answered by sending its batch again with
+	// _index named; that is tried once per load.
+	resent bool
+}
+
+// warn records a warning in the report and logs it as it happens.
+func (l *esLoader) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	l.rep.Warnings = append(l.rep.Warnings, msg)
+	fmt.Fprintf(l.o.Log, "warning: %s\n", msg)
 }
 
 func defaultBackoff(retry int) time.Duration {
@@ -118,15 +173,19 @@ func defaultBackoff(retry int) time.Duration {
 	return min(d, 10*time.Second)
 }
 
-// LoadES creates the index from the mapping, bulk-loads the corpus, refreshes, and verifies
-// the count and a sample of documents. tp must not insist on Elasticsearch's product header
+// LoadES creates the index from the mapping, bulk-loads the corpus, refreshes, waits for the
+// count to reach the corpus size, and verifies the count and a sample of documents. The proof
+// that the corpus is intact is that verification, not the shape of the bulk replies: a reply
+// that does not account for every document is a warning in the report, while an item that
+// reports an error is a BulkError. tp must not insist on Elasticsearch's product header
 // (an *elastictransport.Client does not), so OpenSearch, gateways and the embedded engine
 // load too. A VerifyError means the load ran but the engine does not hold the corpus.
 func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixtures, o ESOptions) (*ESReport, error) {
 	o.defaults(f)
 	start := time.Now()
 	c := esClient{tp}
-	rep := &ESReport{Index: o.Index}
+	rep := &ESReport{Index: o.Index, IndexInAction: o.IndexInAction}
+	l := &esLoader{c: c, o: o, rep: rep}
 
 	exists, err := c.indexExists(ctx, o.Index)
 	if err != nil {
@@ -161,9 +220,7 @@ func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixt
 	}
 
 	for i, batch := range esBatches(f.Docs, o.BatchDocs, o.BatchBytes) {
-		retries, err := c.bulk(ctx, o, i+1, batch)
-		rep.Retries += retries
-		if err != nil {
+		if err := l.bulk(ctx, i+1, batch); err != nil {
 			return nil, err
 		}
 		rep.Batches++
@@ -177,6 +234,11 @@ func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixt
 		return nil, httpErr(opName("POST", o.Index, "_refresh"), r)
 	}
 
+	w, err := l.awaitCount(ctx, int64(len(f.Docs)))
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the count of %s: %w", o.Index, err)
+	}
+	rep.CountWaited = w.waited
 	p, err := ProbeES(ctx, tp, o.Index, f, ProbeOptions{SampleDocs: o.SampleDocs})
 	if err != nil {
 		return nil, fmt.Errorf("verifying %s: %w", o.Index, err)
@@ -184,7 +246,7 @@ func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixt
 	rep.Probe = p
 	rep.Took = time.Since(start)
 	if !p.Intact() {
-		return rep, &VerifyError{Engine: "index " + o.Index, Problems: p.Problems}
+		return rep, &VerifyError{Engine: "index " + o.Index, Problems: p.Problems, Note: w.note}
 	}
 	fmt.Fprintf(o.Log, "verified %s: %d documents, sample %s\n", o.Index, p.Count, p.Sample.SHA256[:12])
 	return rep, nil
@@ -238,96 +300,6 @@ func esBatches(docs []fixtures.Doc, maxDocs, maxBytes int) [][]fixtures.Doc {
 		out = append(out, docs[start:])
 	}
 	return out
-}
-
-func bulkBody(docs []fixtures.Doc) []byte {
-	var b bytes.Buffer
-	for _, d := range docs {
-		b.WriteString(`{"index":{"_id":`)
-		b.Write(canonicalString(d.ID))
-		b.WriteString("}}\n")
-		b.Write(d.Source)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
-type bulkResponse struct {
-	Items []map[string]bulkItemReply `json:"items"`
-}
-
-type bulkItemReply struct {
-	ID     string `json:"_id"`
-	Status int    `json:"status"`
-	Error  *struct {
-		Type   string `json:"type"`
-		Reason string `json:"reason"`
-	} `json:"error"`
-}
-
-// bulk sends one batch, retrying the whole request on 429 and, after a partial success, only
-// the items refused with 429. Other refusals fail the batch with every refused item listed.
-func (c esClient) bulk(ctx context.Context, o ESOptions, n int, docs []fixtures.Doc) (retries int, err error) {
-	op := opName("POST", o.Index, "_bulk")
-	pending := docs
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			retries++
-			if err := sleep(ctx, o.Backoff(attempt)); err != nil {
-				return retries, err
-			}
-		}
-		r, err := c.do(ctx, http.MethodPost, []string{o.Index, "_bulk"}, nil, bulkBody(pending), "application/x-ndjson")
-		if err != nil {
-			return retries, err
-		}
-		if r.Status == http.StatusTooManyRequests {
-			if attempt == o.MaxRetries {
-				return retries, fmt.Errorf("%s batch %d: still 429 Too Many Requests after %d retries", op, n, attempt)
-			}
-			fmt.Fprintf(o.Log, "bulk batch %d: 429, retrying (%d)\n", n, attempt+1)
-			continue
-		}
-		if r.Status != http.StatusOK {
-			return retries, httpErr(op, r)
-		}
-		var br bulkResponse
-		if err := json.Unmarshal(r.Body, &br); err != nil {
-			return retries, fmt.Errorf("%s batch %d: unreadable response: %v", op, n, err)
-		}
-		if len(br.Items) != len(pending) {
-			return retries, fmt.Errorf("%s batch %d: %d items in the response for %d documents", op, n, len(br.Items), len(pending))
-		}
-		// Items are read even when "errors" is false: a gateway may get that flag wrong.
-		var again []fixtures.Doc
-		var refused []ItemError
-		for i, item := range br.Items {
-			var it bulkItemReply
-			for _, v := range item {
-				it = v
-			}
-			if it.Status >= 200 && it.Status < 300 {
-				continue
-			}
-			ie := ItemError{ID: pending[i].ID, Status: it.Status}
-			if it.Error != nil {
-				ie.Type, ie.Reason = it.Error.Type, it.Error.Reason
-			}
-			if it.Status == http.StatusTooManyRequests && attempt < o.MaxRetries {
-				again = append(again, pending[i])
-				continue
-			}
-			refused = append(refused, ie)
-		}
-		if len(refused) > 0 {
-			return retries, &BulkError{Index: o.Index, Batch: n, Items: refused}
-		}
-		if len(again) == 0 {
-			return retries, nil
-		}
-		fmt.Fprintf(o.Log, "bulk batch %d: %d item(s) got 429, retrying them (%d)\n", n, len(again), attempt+1)
-		pending = again
-	}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

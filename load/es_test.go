@@ -167,7 +167,7 @@ func TestLoadESCatchesAWrongCount(t *testing.T) {
 	f := smallDefault(t, 30)
 	es := loadtest.NewFakeES()
 	es.CountDelta = -1
-	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{})
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{PollInterval: time.Millisecond, CountStall: 20 * time.Millisecond})
 	var ve *VerifyError
 	if !errors.As(err, &ve) {
 		t.Fatalf("err = %v, want a VerifyError", err)

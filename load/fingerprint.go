@@ -233,6 +233,9 @@ func (p Problem) String() string {
 type VerifyError struct {
 	Engine   string // "index catalogue" or "collection catalogue"
 	Problems []Problem
+	// Note, if any, says what the loader saw before it judged, such as how long it waited
+	// for the count to rise.
+	Note string
 }
 
 func (e *VerifyError) Error() string {
@@ -245,6 +248,9 @@ func (e *VerifyError) Error() string {
 		}
 		b.WriteString("; ")
 		b.WriteString(p.String())
+	}
+	if e.Note != "" {
+		b.WriteString(" (" + e.Note + ")")
 	}
 	return b.String()
 }

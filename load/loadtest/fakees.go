@@ -38,10 +38,34 @@ type FakeES struct {
 	// Hide makes GET /{index}/_doc/{id} answer 404 for the id.
 	Hide map[string]bool
 
+	// The knobs below imitate imperfect peers: gateways under development and engines such
+	// as ZincSearch whose bulk replies do not account for every document.
+
+	// BulkItems, when positive, lists only the first BulkItems items in each _bulk reply; every
+	// document is still stored.
+	BulkItems int
+	// BulkNoItems leaves the items list out of _bulk replies; BulkGarbage answers 200 with a
+	// body that is not JSON. Either way every document is stored.
+	BulkNoItems bool
+	BulkGarbage bool
+	// BulkTopError adds a top-level "error" string to _bulk replies, as ZincSearch does when
+	// it stopped partway.
+	BulkTopError string
+	// FullWhenIndexInAction limits the knobs above to requests whose action lines do not all
+	// name _index: a request that names it in every action line gets a complete reply.
+	FullWhenIndexInAction bool
+	// Drop accepts the named documents in the reply (status 201) but never stores them.
+	Drop map[string]bool
+	// CountStep, when positive, makes the index asynchronous: after a refresh, each _count
+	// request sees at most CountStep more of the refreshed documents than the one before.
+	CountStep int
+
 	// Requests is every request, as "METHOD /path" (escaped path).
 	Requests []string
 	// BulkDocs is the number of documents in each _bulk request, in order.
 	BulkDocs []int
+	// BulkIndexInAction says, for each _bulk request, whether every action line named _index.
+	BulkIndexInAction []bool
 	// ContentTypes maps "METHOD /path" to the last Content-Type sent.
 	ContentTypes map[string]string
 }
@@ -60,6 +84,7 @@ type fakeIndex struct {
 	docs    map[string][]byte
 	order   []string
 	visible int // documents visible to _count: len(order) at the last refresh
+	target  int // with CountStep, len(order) at the last refresh, which visible rises to
 }
 
 // NewFakeES returns an empty fake.
@@ -145,13 +170,20 @@ func (f *FakeES) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, 404, "index_not_found_exception")
 			return
 		}
-		ix.visible = len(ix.order)
+		if f.CountStep > 0 {
+			ix.target = len(ix.order)
+		} else {
+			ix.visible = len(ix.order)
+		}
 		fmt.Fprint(w, `{"_shards":{"total":1,"successful":1,"failed":0}}`)
 	case len(segs) == 2 && segs[1] == "_count" && r.Method == http.MethodGet:
 		ix := f.indexes[segs[0]]
 		if ix == nil {
 			writeErr(w, 404, "index_not_found_exception")
 			return
+		}
+		if f.CountStep > 0 && ix.visible < ix.target {
+			ix.visible = min(ix.visible+f.CountStep, ix.target)
 		}
 		fmt.Fprintf(w, `{"count":%d,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}}`, int64(ix.visible)+f.CountDelta)
 	case len(segs) == 3 && segs[1] == "_doc" && r.Method == http.MethodGet:
@@ -221,10 +253,11 @@ func (f *FakeES) bulk(w http.ResponseWriter, r *http.Request, name string) {
 	sc := bufio.NewScanner(r.Body)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	type item struct {
-		id  string
-		src []byte
+		id, index string
+		src       []byte
 	}
 	var items []item
+	named := true
 	for sc.Scan() {
 		action := append([]byte(nil), sc.Bytes()...)
 		if !sc.Scan() {
@@ -232,7 +265,8 @@ func (f *FakeES) bulk(w http.ResponseWriter, r *http.Request, name string) {
 			return
 		}
 		var a map[string]struct {
-			ID string `json:"_id"`
+			ID    string `json:"_id"`
+			Index string `json:"_index"`
 		}
 		if err := json.Unmarshal(action, &a); err != nil || len(a) != 1 {
 			writeErr(w, 400, "bad action line")
@@ -243,34 +277,61 @@ func (f *FakeES) bulk(w http.ResponseWriter, r *http.Request, name string) {
 			writeErr(w, 400, "only index actions are expected")
 			return
 		}
-		items = append(items, item{id: op.ID, src: append([]byte(nil), sc.Bytes()...)})
+		// Like Elasticsearch, an _index in the action line overrides the one in the path.
+		if op.Index == "" {
+			named = false
+			op.Index = name
+		}
+		if f.indexes[op.Index] == nil {
+			writeErr(w, 404, "index_not_found_exception: the action line names an index that does not exist")
+			return
+		}
+		items = append(items, item{id: op.ID, index: op.Index, src: append([]byte(nil), sc.Bytes()...)})
 	}
 	f.BulkDocs = append(f.BulkDocs, len(items))
-	var out bytes.Buffer
+	f.BulkIndexInAction = append(f.BulkIndexInAction, named && len(items) > 0)
 	errors := false
-	out.WriteString(`{"took":1,"errors":`)
 	var body bytes.Buffer
-	for i, it := range items {
-		if i > 0 {
-			body.WriteByte(',')
-		}
+	listed := 0
+	for _, it := range items {
+		var line string
 		if fault := f.ItemFaults[it.id]; fault != nil && (fault.Times == 0 || fault.used < fault.Times) {
 			fault.used++
 			errors = true
-			fmt.Fprintf(&body, `{"index":{"_index":%q,"_id":%q,"status":%d,"error":{"type":%q,"reason":%q}}}`, name, it.id, fault.Status, fault.Type, fault.Reason)
+			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"status":%d,"error":{"type":%q,"reason":%q}}}`, it.index, it.id, fault.Status, fault.Type, fault.Reason)
+		} else {
+			status := 201
+			ix := f.indexes[it.index]
+			if _, ok := ix.docs[it.id]; ok {
+				status = 200
+			} else if !f.Drop[it.id] {
+				ix.order = append(ix.order, it.id)
+			}
+			if !f.Drop[it.id] {
+				ix.docs[it.id] = it.src
+			}
+			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"_version":1,"result":"created","status":%d}}`, it.index, it.id, status)
+		}
+		if f.BulkItems > 0 && listed == f.BulkItems && !(f.FullWhenIndexInAction && named) {
 			continue
 		}
-		status := 201
-		if _, ok := ix.docs[it.id]; ok {
-			status = 200
-		} else {
-			ix.order = append(ix.order, it.id)
+		if listed > 0 {
+			body.WriteByte(',')
 		}
-		ix.docs[it.id] = it.src
-		fmt.Fprintf(&body, `{"index":{"_index":%q,"_id":%q,"_version":1,"result":"created","status":%d}}`, name, it.id, status)
+		body.WriteString(line)
+		listed++
 	}
-	fmt.Fprintf(&out, "%t,\"items\":[%s]}", errors, body.String())
-	w.Write(out.Bytes())
+	odd := !(f.FullWhenIndexInAction && named)
+	switch {
+	case odd && f.BulkGarbage:
+		w.Write([]byte("<html>bulk accepted</html>\n"))
+	case odd && f.BulkNoItems:
+		fmt.Fprintf(w, `{"took":1,"errors":%t}`, errors)
+	case odd && f.BulkTopError != "":
+		fmt.Fprintf(w, `{"took":1,"errors":%t,"error":%q,"items":[%s]}`, errors, f.BulkTopError, body.String())
+	default:
+		fmt.Fprintf(w, `{"took":1,"errors":%t,"items":[%s]}`, errors, body.String())
+	}
 }
 
 func (f *FakeES) get(w http.ResponseWriter, name, id string) {
