@@ -18,12 +18,26 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 Load the corpus into real engines, then prove it is there: the only conform command that
 writes to an engine.
 
-For each --target (Elasticsearch, OpenSearch, or conform serve), load creates the index from
-mapping.json, bulk-loads corpus.ndjson in batches (retrying 429s), refreshes, and checks that
-_count equals the corpus size and that a fixed sample of documents reads back equal to the
-corpus. With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload
-indexes from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the
-payload schema), then an exact count, green status, per-index coverage and the same sample.
+For each --target (Elasticsearch, OpenSearch, conform serve, or a gateway), load creates the
+index from mapping.json, bulk-loads corpus.ndjson in batches (retrying 429s), refreshes, and
+checks that _count equals the corpus size and that a fixed sample of documents reads back
+equal to the corpus.
+
+With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload indexes
+from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the payload
+schema), then an exact count, green status, per-index coverage and the same sample.
+
+The count and the sample fingerprint are the proof, not the shape of the bulk replies. A
+reply that lists fewer items than documents, none, or is not JSON is a warning naming the
+batch; an item that reports an error fails the load, naming the document and the reason. The
+first short reply is answered by sending that batch again with _index in every action line;
+if the engine then lists every item, the rest of the load does the same. ZincSearch is known
+to need this; --bulk-index-in-action starts that way.
+
+An engine that indexes asynchronously is awaited: after the refresh, load polls _count,
+showing progress on stderr, until it reaches the corpus size, for as long as --timeout leaves
+(less a reserve for the sample) or until the count has not moved for a minute. Then it judges
+the count, saying what it reached.
 
 An existing index or collection that holds documents is left alone unless --recreate is
 given. With --probe, nothing is written: load prints each engine's identity, count and sample
@@ -33,11 +47,13 @@ Secrets stay out of output: a URL's password is never printed, and Qdrant's API 
 from the environment variable named by --qdrant-api-key-env, never from the command line.
 
 Exit status 1 means an engine does not hold the corpus after loading (or, with --probe, no
-longer holds it); 2 means a usage error, a refusal to overwrite, or an engine error.`,
+longer holds it); 2 means a usage error, a refusal to overwrite, a document the engine
+refused, or an engine error.`,
 		"conform load --target es=http://127.0.0.1:9200 --target os=http://127.0.0.1:9201",
 		"conform load --qdrant 127.0.0.1:6334 --collection catalogue",
 		"QDRANT_KEY=... conform load --qdrant qdrant.internal:6334 --qdrant-tls --qdrant-api-key-env QDRANT_KEY",
 		"conform load --target es=http://127.0.0.1:9200 --recreate --fixtures ./my-fixtures --index products",
+		"ZINC_PASSWORD=... conform load --target zinc=http://127.0.0.1:4080/es --user admin --password-env ZINC_PASSWORD --bulk-index-in-action",
 		"conform load --probe --target es=http://127.0.0.1:9200 --qdrant 127.0.0.1:6334 --json",
 	)
 	var targets listFlag
@@ -51,9 +67,10 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 	recreate := fs.Bool("recreate", false, "delete and recreate an existing index or collection that holds documents")
 	keyEnv := fs.String("qdrant-api-key-env", "", "read Qdrant's API key from the environment variable `VAR`")
 	qtls := fs.Bool("qdrant-tls", false, "connect to Qdrant over TLS (system roots, TLS 1.3)")
+	inAction := fs.Bool("bulk-index-in-action", false, "name _index in every bulk action line, not only in the path: ZincSearch needs it to list every item in its reply")
 	probe := fs.Bool("probe", false, "write nothing; print each engine's identity, count and sample fingerprint")
 	asJSON := fs.Bool("json", false, "print the reports as JSON, for a manifest")
-	timeout := fs.Duration("timeout", 15*time.Minute, "give up after `DURATION`")
+	timeout := fs.Duration("timeout", 15*time.Minute, "give up after `DURATION`, waiting for an asynchronous engine's count included")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +92,9 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 	}
 	if *qaddr == "" && (*collection != "" || *keyEnv != "" || *qtls) {
 		return usageErr("--collection, --qdrant-api-key-env and --qdrant-tls need --qdrant")
+	}
+	if *inAction && (*probe || len(ts) == 0) {
+		return usageErr("--bulk-index-in-action needs a --target to load (not --probe)")
 	}
 	apiKey := ""
 	if *keyEnv != "" {
@@ -110,7 +130,7 @@ longer holds it); 2 means a usage error, a refusal to overwrite, or an engine er
 				verifyFailed = append(verifyFailed, t.Name)
 			}
 		} else {
-			res.Load, err = load.LoadES(ctx, tp, f, load.ESOptions{Index: *index, Recreate: *recreate, Log: log})
+			res.Load, err = load.LoadES(ctx, tp, f, load.ESOptions{Index: *index, Recreate: *recreate, IndexInAction: *inAction, Log: log})
 			var ve *load.VerifyError
 			switch {
 			case errors.As(err, &ve):
@@ -220,8 +240,24 @@ func printESResult(w io.Writer, r loadTargetResult) {
 		if l.Replaced != "" {
 			verb = "replaced the " + map[string]string{"empty": "empty", "recreated": "existing"}[l.Replaced] + " index and loaded"
 		}
-		fmt.Fprintf(w, "%s  %s  index %s: %s %d documents in %d batches (%d retries), %s\n",
-			r.Name, r.URL, l.Index, verb, l.Documents, l.Batches, l.Retries, l.Took.Round(time.Millisecond))
+		var notes string
+		if l.IndexInAction {
+			notes += ", action lines name _index"
+		}
+		if l.CountWaited > 0 {
+			notes += fmt.Sprintf(", waited %s for the count", l.CountWaited.Round(time.Millisecond))
+		}
+		fmt.Fprintf(w, "%s  %s  index %s: %s %d documents in %d batches (%d retries%s), %s\n",
+			r.Name, r.URL, l.Index, verb, l.Documents, l.Batches, l.Retries, notes, l.Took.Round(time.Millisecond))
+		// Every batch of an engine may be odd alike: the first few say what, --json has all.
+		const shown = 5
+		for i, warn := range l.Warnings {
+			if i == shown {
+				fmt.Fprintf(w, "%s  warning: and %d more (--json lists them all)\n", r.Name, len(l.Warnings)-shown)
+				break
+			}
+			fmt.Fprintf(w, "%s  warning: %s\n", r.Name, warn)
+		}
 	}
 	if p := r.Probe; p != nil {
 		id := p.Identity

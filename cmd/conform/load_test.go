@@ -52,6 +52,8 @@ func TestLoadUsageErrors(t *testing.T) {
 		{"a collection without qdrant", []string{"load", "--target", "es=http://a:1", "--collection", "c"}, "need --qdrant"},
 		{"an unset key variable", []string{"load", "--qdrant", "127.0.0.1:6334", "--qdrant-api-key-env", "NOPE"}, "NOPE is empty or unset"},
 		{"a bad qdrant address", []string{"load", "--qdrant", "localhost"}, "not HOST:PORT"},
+		{"--bulk-index-in-action with --probe", []string{"load", "--probe", "--bulk-index-in-action", "--target", "es=http://a:1"}, "needs a --target to load"},
+		{"--bulk-index-in-action for qdrant", []string{"load", "--bulk-index-in-action", "--qdrant", "127.0.0.1:6334"}, "needs a --target to load"},
 	} {
 		code, _, stderr := runConform(t, nil, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -67,7 +69,8 @@ func TestLoadUsageErrors(t *testing.T) {
 
 func TestLoadHelp(t *testing.T) {
 	code, stdout, _ := runConform(t, nil, "load", "--help")
-	if code != exitOK || !strings.Contains(stdout, "--qdrant-api-key-env VAR") || !strings.Contains(stdout, "--recreate") {
+	if code != exitOK || !strings.Contains(stdout, "--qdrant-api-key-env VAR") || !strings.Contains(stdout, "--recreate") ||
+		!strings.Contains(stdout, "--bulk-index-in-action") || !strings.Contains(stdout, "ZincSearch needs it") {
 		t.Errorf("exit %d, help:\n%s", code, stdout)
 	}
 	if _, stdout, _ := runConform(t, nil, "--help"); !strings.Contains(stdout, "  load ") {
@@ -211,5 +214,116 @@ func TestLoadQdrant(t *testing.T) {
 	// Without the key, the server refuses and conform says so (exit 2).
 	if code, _, stderr := runConform(t, nil, "load", "--probe", "--fixtures", dir, "--qdrant", addr, "--collection", "products"); code != exitUsage || !strings.Contains(stderr, "PermissionDenied") {
 		t.Errorf("no key: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A ZincSearch-like engine: short items unless every action line names _index.
+func TestLoadWarnsOverAShortBulkReplyAndProvesTheCorpus(t *testing.T) {
+	dir, _ := smallFixturesDir(t)
+	zinc := loadtest.NewFakeES()
+	zinc.BulkItems, zinc.FullWhenIndexInAction = 7, true
+	srv := httptest.NewServer(zinc)
+	defer srv.Close()
+	code, stdout, stderr := runConform(t, nil, "load", "--fixtures", dir, "--target", "zinc="+srv.URL)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	warning := "bulk batch 1: 7 items in the reply for 300 documents; sent again with _index in every action line, the reply listed all 300: naming _index for the rest of the load (--bulk-index-in-action starts that way)"
+	for _, want := range []string{"loaded 300 documents in 1 batches (0 retries, action lines name _index)", "zinc  warning: " + warning, "count 300", ": intact"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "zinc: warning: "+warning) {
+		t.Errorf("stderr lacks the warning as it happened:\n%s", stderr)
+	}
+
+	// With the flag, the first request names _index and nothing is odd.
+	zinc2 := loadtest.NewFakeES()
+	zinc2.BulkItems, zinc2.FullWhenIndexInAction = 7, true
+	srv2 := httptest.NewServer(zinc2)
+	defer srv2.Close()
+	code, stdout, stderr = runConform(t, nil, "load", "--json", "--bulk-index-in-action", "--fixtures", dir, "--target", "zinc="+srv2.URL)
+	if code != exitOK || strings.Contains(stdout+stderr, "warning") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if len(zinc2.BulkIndexInAction) != 1 || !zinc2.BulkIndexInAction[0] {
+		t.Errorf("requests named _index: %v", zinc2.BulkIndexInAction)
+	}
+	var out struct {
+		Targets []struct {
+			Load struct {
+				IndexInAction bool     `json:"index_in_action"`
+				Warnings      []string `json:"warnings"`
+			} `json:"load"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Targets) != 1 || !out.Targets[0].Load.IndexInAction {
+		t.Errorf("--json: %v\n%s", err, stdout)
+	}
+}
+
+func TestLoadOverOddRepliesFailsOnlyWhenTheCorpusIsNotIntact(t *testing.T) {
+	dir, f := smallFixturesDir(t)
+	lost := f.Docs[3*(len(f.Docs)/100)].ID // a sampled document
+	for _, tc := range []struct {
+		reason string
+		fake   func(es *loadtest.FakeES)
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"no items, all stored", func(es *loadtest.FakeES) { es.BulkNoItems = true }, exitOK,
+			[]string{"gw  warning: bulk batch 1: no items list in the reply for 300 documents; sent again with _index in every action line: no items list", ": intact"}, nil},
+		// The count looks right (a stray document makes up for the lost one), so it is judged at
+		// once; the sample finds the loss and names the document.
+		{"no items, one lost", func(es *loadtest.FakeES) {
+			es.BulkNoItems, es.Drop, es.CountDelta = true, map[string]bool{lost: true}, 1
+		}, exitFail,
+			[]string{"gw  warning: bulk batch 1: no items list", "count 300", "NOT INTACT: missing \"" + lost + "\": want found, got 404"},
+			[]string{"not intact on gw"}},
+		{"an item reports an error", func(es *loadtest.FakeES) {
+			es.BulkItems = 10
+			es.ItemFaults = map[string]*loadtest.ItemFault{f.Docs[2].ID: {Status: 400, Type: "mapper_parsing_exception", Reason: "failed to parse field [price]"}}
+		}, exitUsage, nil, []string{`gw: bulk batch 1 into "catalogue": 1 document(s) refused; "` + f.Docs[2].ID + `": 400 mapper_parsing_exception: failed to parse field [price]`}},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			es := loadtest.NewFakeES()
+			tc.fake(es)
+			srv := httptest.NewServer(es)
+			defer srv.Close()
+			code, stdout, stderr := runConform(t, nil, "load", "--fixtures", dir, "--target", "gw="+srv.URL)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadAwaitsAnAsynchronousCount(t *testing.T) {
+	dir, _ := smallFixturesDir(t)
+	es := loadtest.NewFakeES()
+	es.CountStep = 150 // 150, then 300: one poll interval of waiting
+	srv := httptest.NewServer(es)
+	defer srv.Close()
+	code, stdout, stderr := runConform(t, nil, "load", "--fixtures", dir, "--target", "es="+srv.URL)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "es: count of catalogue is 150 of 300 after ") || !strings.Contains(stderr, "es: count of catalogue reached 300 after ") {
+		t.Errorf("no progress on stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "waited ") || !strings.Contains(stdout, "for the count), ") || !strings.Contains(stdout, ": intact") {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }
