@@ -63,6 +63,7 @@ type command struct {
 var commands = []*command{
 	{"run", "time the workload against targets, checking every response (the main job)", cmdRun},
 	{"check", "one strict pass over every case; JUnit and JSON out; exit 1 on any mismatch", cmdCheck},
+	{"fuzz", "random requests checked against the oracle; disagreements shrunk to minimal reproducers", cmdFuzz},
 	{"explain", "show one case: request, curl, expected and actual bodies, the differences", cmdExplain},
 	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject or no-change", cmdExperiment},
 	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},

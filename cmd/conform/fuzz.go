@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/fuzz"
+	"github.com/conform-dev/conform/load"
+	"github.com/conform-dev/conform/oracle/engine"
+)
+
+func cmdFuzz(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "fuzz", "[--target NAME=URL] [--oracle embedded|live:URL] [--seed S] [--n N | --duration D] [--save DIR] [--invariants]", `
+Random differential testing: generate requests from a seed inside the embedded engine's
+supported subset (term, terms, range on numbers and dates, exists, ids, prefix and nested bool
+queries; field sorts on every type with missing values and modes, always ending in the unique
+keyword; from/size, search_after continuing a page, track_total_hits, _source filtering; terms,
+filter, filters and metric aggregations; _count; GET _doc), with values drawn from the corpus,
+send each to the target and check its answer strictly against the oracle's (the check of
+"conform check"). Request N of a seed is always the same request.
+
+Each disagreement is shrunk to a minimal request that still disagrees with the same class at
+the same path (array positions aside): clauses, sort keys, aggregations and options dropped,
+values simplified, ranges narrowed. Identical minimal requests are grouped and each group is
+printed with one reproducer: the request, a curl, the expected and actual bodies around the
+differences, and the differences. --save DIR writes them as a fixtures directory (the corpus,
+the mapping and a workload of the minimal requests) that "conform check --fixtures DIR" runs.
+
+The target must hold the corpus, proved as "conform run" proves it (GET /, exact count, sample
+fingerprint). With no --target it fuzzes the embedded engine served on loopback. A live oracle
+(--oracle live:URL) is a real Elasticsearch holding the corpus; golden files answer only their
+own workload, so they cannot be a fuzzing oracle.
+
+--invariants needs no oracle: it checks what holds on any correct engine (search_after paging
+visits every match once, in order; hits.total equals _count; terms buckets plus
+sum_other_doc_count equal the field's value count; a filter's count plus its negation's is the
+total; from/size windows concatenate into the whole result).
+
+Progress (requests, disagreements, rate) goes to stderr. Ctrl-C stops the run and prints, and
+saves with --save, what was found so far, unshrunk. Exit 0 when nothing disagreed, 1 on any
+disagreement or broken invariant, 2 on a usage or infrastructure error or an interrupted run.`,
+		"conform fuzz --n 100000",
+		"conform fuzz --target gw=http://127.0.0.1:8080 --seed 1 --n 20000 --save regressions/gw",
+		"conform fuzz --target gw=http://127.0.0.1:8080 --oracle live:http://127.0.0.1:9200 --duration 10m",
+		"conform fuzz --target es=http://127.0.0.1:9200 --invariants --n 5000",
+		"conform check --fixtures regressions/gw --target gw=http://127.0.0.1:8080   # the saved cases",
+	)
+	var targets listFlag
+	fs.Var(&targets, "target", "the target as `NAME=URL`; none fuzzes the embedded engine")
+	var tf targetFlags
+	tf.register(fs)
+	var cf checkFlags
+	cf.register(fs)
+	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
+	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded or live:URL")
+	seed := fs.Uint64("seed", 1, "the generator's `SEED`: the same seed gives the same requests")
+	n := fs.Int("n", 0, "send `N` requests (default 1000 when --duration is not set)")
+	duration := fs.Duration("duration", 0, "send requests for `D` (e.g. 10m) instead of a count")
+	weights := fs.String("weights", "", "tune the generator: comma-separated `LIST` of name=N over the defaults ("+fuzz.DefaultWeights().String()+")")
+	noTiebreak := fs.Bool("no-tiebreak", false, "let sorts end in keys that tie; tied hits then follow Lucene doc ids, which engines need not share")
+	workers := fs.Int("workers", 2, "requests in flight at once (the requests and the report do not depend on it)")
+	budget := fs.Int("shrink-budget", 200, "candidate requests tried when shrinking one disagreement")
+	save := fs.String("save", "", "write the minimal disagreements as a fixtures directory `DIR` for conform check --fixtures")
+	invariants := fs.Bool("invariants", false, "check oracle-free invariants on the target instead of comparing with an oracle")
+	features := fs.Bool("features", false, "also print how many requests used each feature")
+	sample := fs.Int("sample", load.DefaultSampleDocs, "documents in the corpus fingerprint the target is checked against")
+	noProgress := fs.Bool("no-progress", false, "no progress on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("fuzz takes no arguments, got %q", fs.Args())
+	}
+	if len(targets) > 1 {
+		return usageErr("fuzz takes one --target; run it once per target")
+	}
+	if *n < 0 || *duration < 0 {
+		return usageErr("--n and --duration must not be negative")
+	}
+	if *n > 0 && *duration > 0 {
+		return usageErr("give --n or --duration, not both")
+	}
+	if *n == 0 && *duration == 0 {
+		*n = 1000
+	}
+	if *workers < 1 || *budget < 1 {
+		return usageErr("--workers and --shrink-budget must be at least 1")
+	}
+	if strings.HasPrefix(*oracleSpec, "golden:") {
+		return usageErr("--oracle %s: a golden file answers only the workload it was recorded for; fuzz needs embedded or live:URL", *oracleSpec)
+	}
+	if *invariants && *oracleSpec != "embedded" {
+		return usageErr("--invariants needs no oracle; leave --oracle out")
+	}
+	w, err := fuzz.ParseWeights(*weights)
+	if err != nil {
+		return usageErr("--weights: %v", err)
+	}
+	topts, err := tf.options(e)
+	if err != nil {
+		return err
+	}
+	opts, err := cf.options()
+	if err != nil {
+		return err
+	}
+	var oracleDo fuzz.Doer
+	oracleName := "embedded"
+	var oracleT *lab
+	var oracleEP *endpoint
+	if !*invariants && *oracleSpec != "embedded" {
+		u, ok := strings.CutPrefix(*oracleSpec, "live:")
+		if !ok {
+			return usageErr("--oracle %q: want embedded or live:URL", *oracleSpec)
+		}
+		src, err := oracleSource(*oracleSpec, topts)
+		if err != nil {
+			return err
+		}
+		oracleName = src.Name()
+		o := topts
+		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
+		ts, err := parseTargets([]string{"oracle=" + u}, o)
+		if err != nil {
+			return usageErr("--oracle: %v", err)
+		}
+		oracleEP = &endpoint{ts[0]}
+	}
+	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	schema, err := fuzz.NewSchema(f)
+	if err != nil {
+		return usageErr("fixtures: %v", err)
+	}
+	gen, err := fuzz.NewGenerator(schema, *seed, fuzz.Options{Weights: w, NoTiebreak: *noTiebreak})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ts, stop, err := targetsOrEmbedded(targets, topts, f)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	t := ts[0]
+	for _, w := range t.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	// The target must hold the corpus, proved as run proves it.
+	lb := &lab{flags: &labFlags{sample: *sample}, f: f, e: e}
+	if _, _, err := lb.ready(ctx, t); err != nil {
+		return infra(fmt.Errorf("target %s (%s) is not ready: %w", t.Name, t.Redacted(), t.Scrub(err)))
+	}
+	targetDo, err := fuzz.TargetDoer(t)
+	if err != nil {
+		return infra(err)
+	}
+	index := f.Workload.Index
+	prog := &fuzzProgress{e: e, on: !*noProgress, terminal: e.stderrIsTerminal, last: time.Now()}
+
+	if *invariants {
+		rep, runErr := fuzz.RunInvariants(ctx, fuzz.InvariantConfig{Gen: gen, Index: t.IndexFor(index), Target: targetDo,
+			N: *n, Duration: *duration, Progress: prog.show})
+		prog.done()
+		if rep == nil {
+			return infra(runErr)
+		}
+		rep.Render(e.stdout, fuzz.RenderOptions{Target: t.Name + " (" + t.Redacted() + ")", Index: t.IndexFor(index), Curl: t.Curl})
+		return fuzzExit(rep.Stopped, runErr, len(rep.Violations), "broken invariant")
+	}
+
+	if oracleEP != nil {
+		ot := oracleEP.t
+		oracleT = &lab{flags: &labFlags{sample: *sample}, f: f, e: e}
+		if _, _, err := oracleT.ready(ctx, ot); err != nil {
+			return infra(fmt.Errorf("oracle %s is not ready: %w", ot.Redacted(), ot.Scrub(err)))
+		}
+		if oracleDo, err = fuzz.TargetDoer(ot); err != nil {
+			return infra(err)
+		}
+	} else {
+		eng := engine.New()
+		if err := eng.Load(index, f.Mapping, f.Docs); err != nil {
+			return infra(fmt.Errorf("loading the embedded oracle: %w", err))
+		}
+		oracleDo = fuzz.EngineDoer(eng)
+	}
+	rep, runErr := fuzz.Run(ctx, fuzz.Config{Gen: gen, OracleIndex: index, TargetIndex: t.IndexFor(index), Oracle: oracleDo, Target: targetDo,
+		Check: opts, N: *n, Duration: *duration, Workers: *workers, ShrinkBudget: *budget, Progress: prog.show})
+	prog.done()
+	if rep == nil {
+		return infra(runErr)
+	}
+	rep.Render(e.stdout, fuzz.RenderOptions{Target: t.Name + " (" + t.Redacted() + ")", Oracle: oracleName, Index: t.IndexFor(index), Curl: t.Curl, Features: *features})
+	if *save != "" && len(rep.Groups) > 0 {
+		if err := fuzz.Save(*save, f, rep.Groups); err != nil {
+			return infra(fmt.Errorf("saving into %s: %w", *save, err))
+		}
+		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
+	}
+	return fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement")
+}
+
+func targetArg(specs []string, name string) string {
+	if len(specs) == 0 {
+		return ""
+	}
+	return " --target " + name + "=URL"
+}
+
+// fuzzExit: an interrupted or broken run is exit 2 whatever it found; otherwise findings are 1.
+func fuzzExit(stopped string, runErr error, findings int, what string) error {
+	switch {
+	case runErr != nil:
+		return infra(fmt.Errorf("fuzzing stopped: %v (%s found before it, printed above)", runErr, plural(findings, what)))
+	case stopped != "":
+		return infra(fmt.Errorf("fuzzing %s (%s found before it, printed above)", stopped, plural(findings, what)))
+	case findings > 0:
+		return failed("%s", plural(findings, what))
+	}
+	return nil
+}
+
+// fuzzProgress shows requests, disagreements and the rate on stderr: one line rewritten on a
+// terminal, a line every 10 s otherwise.
+type fuzzProgress struct {
+	e        *env
+	on       bool
+	terminal bool
+	last     time.Time
+	shown    bool
+}
+
+func (p *fuzzProgress) show(pr fuzz.Progress) {
+	if !p.on {
+		return
+	}
+	line := fmt.Sprintf("fuzz: %d requests, %s, %s requests/s, %s", pr.Requests, plural(pr.Disagreements, "disagreement"), strconv.FormatFloat(pr.Rate(), 'f', 0, 64), pr.Elapsed.Round(time.Second))
+	if p.terminal {
+		fmt.Fprintf(p.e.stderr, "\r\033[K%s", line)
+		p.shown = true
+		return
+	}
+	if time.Since(p.last) >= 10*time.Second {
+		p.last = time.Now()
+		fmt.Fprintln(p.e.stderr, line)
+	}
+}
+
+func (p *fuzzProgress) done() {
+	if p.on && p.shown {
+		fmt.Fprint(p.e.stderr, "\r\033[K")
+	}
+}

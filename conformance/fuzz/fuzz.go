@@ -1,0 +1,434 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
+	"github.com/tidwall/gjson"
+)
+
+// Doer sends one request and returns the HTTP status and body. An error means no answer.
+type Doer func(ctx context.Context, method, path string, body []byte) (int, []byte, error)
+
+// EngineDoer answers from an embedded engine in process: the embedded oracle.
+func EngineDoer(e *engine.Engine) Doer {
+	return func(_ context.Context, method, path string, body []byte) (int, []byte, error) {
+		st, b := e.Do(method, path, body)
+		return st, b, nil
+	}
+}
+
+// Config is one fuzzing run.
+type Config struct {
+	Gen *Generator
+	// OracleIndex and TargetIndex are the index names on each side (usually the same).
+	OracleIndex, TargetIndex string
+	Oracle, Target           Doer
+	Check                    *conformance.Options
+	// N requests, or as many as fit in Duration when N is 0.
+	N        int
+	Duration time.Duration
+	// Workers send requests concurrently (1 when 0); the report does not depend on it.
+	Workers int
+	// ShrinkBudget bounds the candidate requests tried per disagreement (200 when 0), and
+	// ShrinkPerSignature how many disagreements of one signature are shrunk (3 when 0).
+	ShrinkBudget, ShrinkPerSignature int
+	// Progress, when set, is called about every 250 ms and at the end.
+	Progress func(Progress)
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Progress is the state of a run.
+type Progress struct {
+	Requests, Disagreements int
+	Elapsed                 time.Duration
+	Shrinking               bool
+}
+
+// Rate is requests per second.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Requests) / p.Elapsed.Seconds()
+}
+
+// Case is a concrete request: the method, the path with {index}, and the body.
+type Case struct {
+	Kind   string
+	Method string
+	Path   string
+	Body   any // a tree; nil for a bodiless request
+}
+
+// Request is the case for an index.
+func (c *Case) Request(name, index string) fixtures.Request {
+	r := fixtures.Request{Case: name, Method: c.Method, Path: strings.ReplaceAll(c.Path, fixtures.IndexPlaceholder, index)}
+	if c.Body != nil {
+		r.Body = Marshal(c.Body)
+	}
+	return r
+}
+
+// Size is the number of JSON values in the body, the measure shrinking reduces.
+func (c *Case) Size() int {
+	if c.Body == nil {
+		return 0
+	}
+	return Nodes(c.Body)
+}
+
+// Key identifies a case exactly.
+func (c *Case) Key() string {
+	return c.Method + " " + c.Path + " " + string(Marshal(c.Body))
+}
+
+// Answer is one side's response.
+type Answer struct {
+	Status int
+	Body   []byte
+}
+
+// Disagreement is one request whose target answer failed the strict check.
+type Disagreement struct {
+	Seq       int
+	Features  []string
+	Original  *Case
+	Minimal   *Case
+	Signature Signature
+	// Want and Got answer Minimal; Result is their check.
+	Want, Got Answer
+	Result    conformance.Result
+	// Shrunk says whether shrinking ran; Tried counts the candidates it sent.
+	Shrunk bool
+	Tried  int
+}
+
+// Group is the disagreements that shrank to the same minimal request (or share the signature
+// of one that did, when only the first few of a signature were shrunk).
+type Group struct {
+	Repro *Disagreement
+	Seqs  []int
+}
+
+// Report is what a run found.
+type Report struct {
+	Seed     uint64
+	Weights  string
+	Tiebreak string
+	Requests int
+	// Disagreements counts the requests the target answered differently.
+	Disagreements int
+	// OracleErrors counts requests the oracle answered with an error status (the generator
+	// should make none), and Unsupported those it refused as outside the engine's subset.
+	OracleErrors, Unsupported int
+	Elapsed                   time.Duration
+	ShrinkElapsed             time.Duration
+	Groups                    []*Group
+	// Features counts the requests exercising each feature.
+	Features map[string]int
+	// Stopped is why the run ended early ("interrupted", or the target's failure).
+	Stopped string
+	// Examples of oracle errors, for fixing the generator.
+	OracleErrorExamples []string
+}
+
+type found struct {
+	seq      int
+	features []string
+	c        *Case
+	want     Answer
+	got      Answer
+	res      conformance.Result
+}
+
+type runner struct {
+	cfg *Config
+	now func() time.Time
+}
+
+// Run fuzzes the target against the oracle. It returns the report with whatever was found
+// even when it stops early: on a cancelled ctx (Stopped "interrupted", nothing is shrunk) or
+// when the oracle or target stops answering (the error says which; the report is still
+// returned).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Gen == nil || cfg.Oracle == nil || cfg.Target == nil {
+		return nil, errors.New("fuzz: a generator, an oracle and a target are needed")
+	}
+	if cfg.N <= 0 && cfg.Duration <= 0 {
+		return nil, errors.New("fuzz: set a number of requests or a duration")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.ShrinkBudget <= 0 {
+		cfg.ShrinkBudget = 200
+	}
+	if cfg.ShrinkPerSignature <= 0 {
+		cfg.ShrinkPerSignature = 3
+	}
+	r := &runner{cfg: &cfg, now: cfg.Now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	rep := &Report{Seed: cfg.Gen.seed, Weights: cfg.Gen.o.Weights.String(), Tiebreak: cfg.Gen.Tiebreak(), Features: map[string]int{}}
+	start := r.now()
+	var deadline time.Time
+	if cfg.Duration > 0 {
+		deadline = start.Add(cfg.Duration)
+	}
+
+	var mu sync.Mutex
+	var founds []*found
+	var firstErr error
+	next := 0
+	done := 0
+	disagreements := 0
+	lastProgress := start
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr != nil || ctx.Err() != nil {
+			return 0, false
+		}
+		if cfg.N > 0 && next >= cfg.N {
+			return 0, false
+		}
+		if !deadline.IsZero() && !r.now().Before(deadline) {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seq, ok := take()
+				if !ok {
+					return
+				}
+				req := cfg.Gen.Request(seq)
+				f, oerr, err := r.one(ctx, req)
+				mu.Lock()
+				switch {
+				case err != nil:
+					if firstErr == nil && ctx.Err() == nil {
+						firstErr = err
+					}
+				default:
+					done++
+					for _, ft := range req.Features {
+						rep.Features[ft]++
+					}
+					if oerr != "" {
+						rep.OracleErrors++
+						if strings.Contains(oerr, engine.UnsupportedType) {
+							rep.Unsupported++
+						}
+						if len(rep.OracleErrorExamples) < 10 {
+							rep.OracleErrorExamples = append(rep.OracleErrorExamples, oerr)
+						}
+					}
+					if f != nil {
+						founds = append(founds, f)
+						disagreements++
+					}
+				}
+				if cfg.Progress != nil && r.now().Sub(lastProgress) >= 250*time.Millisecond {
+					lastProgress = r.now()
+					cfg.Progress(Progress{Requests: done, Disagreements: disagreements, Elapsed: r.now().Sub(start)})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Requests, rep.Disagreements = done, disagreements
+	rep.Elapsed = r.now().Sub(start)
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Requests: done, Disagreements: disagreements, Elapsed: rep.Elapsed})
+	}
+	sort.Slice(founds, func(i, j int) bool { return founds[i].seq < founds[j].seq })
+	switch {
+	case ctx.Err() != nil:
+		rep.Stopped = "interrupted"
+	case firstErr != nil:
+		rep.Stopped = firstErr.Error()
+	}
+	shrink := rep.Stopped == ""
+	shrinkStart := r.now()
+	rep.Groups = r.group(ctx, founds, shrink)
+	rep.ShrinkElapsed = r.now().Sub(shrinkStart)
+	if ctx.Err() != nil && rep.Stopped == "" {
+		rep.Stopped = "interrupted while shrinking"
+	}
+	return rep, firstErr
+}
+
+// one sends a generated request to both sides. oerr describes an oracle error answer.
+func (r *runner) one(ctx context.Context, req *Request) (f *found, oerr string, err error) {
+	c := &Case{Kind: req.Kind, Method: req.Method, Path: req.Path}
+	if req.Body != nil {
+		c.Body = req.Body
+	}
+	if req.Continue {
+		page := c.Request("", r.cfg.OracleIndex)
+		st, body, err := r.cfg.Oracle(ctx, page.Method, page.Path, page.Body)
+		if err != nil {
+			return nil, "", fmt.Errorf("oracle: %s %s: %w", page.Method, page.Path, err)
+		}
+		if st == 200 {
+			hits := gjson.GetBytes(body, "hits.hits").Array()
+			if len(hits) > 0 {
+				if cur, err := Parse([]byte(hits[len(hits)-1].Get("sort").Raw)); err == nil {
+					b := clone(req.Body).(*Object)
+					b.Set("search_after", cur)
+					c.Body = b
+				}
+			}
+		}
+	}
+	want, err := r.ask(ctx, r.cfg.Oracle, r.cfg.OracleIndex, c)
+	if err != nil {
+		return nil, "", fmt.Errorf("oracle: %w", err)
+	}
+	if want.Status >= 400 && !(want.Status == 404 && c.Method == "GET") {
+		oerr = fmt.Sprintf("request %d: HTTP %d %s: %.300s", req.Seq, want.Status, Marshal(c.Body), want.Body)
+	}
+	got, err := r.ask(ctx, r.cfg.Target, r.cfg.TargetIndex, c)
+	if err != nil {
+		return nil, oerr, fmt.Errorf("target: %w", err)
+	}
+	res, err := check(want, got, r.cfg.Check)
+	if err != nil {
+		return nil, oerr, err
+	}
+	if res.Pass {
+		return nil, oerr, nil
+	}
+	return &found{seq: req.Seq, features: req.Features, c: c, want: want, got: got, res: res}, oerr, nil
+}
+
+func (r *runner) ask(ctx context.Context, do Doer, index string, c *Case) (Answer, error) {
+	req := c.Request("", index)
+	st, body, err := do(ctx, req.Method, req.Path, req.Body)
+	if err != nil {
+		return Answer{}, fmt.Errorf("%s %s: %w", req.Method, req.Path, err)
+	}
+	return Answer{Status: st, Body: body}, nil
+}
+
+func check(want, got Answer, opts *conformance.Options) (conformance.Result, error) {
+	x, err := conformance.Compile(want.Status, want.Body)
+	if err != nil {
+		return conformance.Result{}, fmt.Errorf("the oracle's answer is unusable: %w", err)
+	}
+	return x.Check(got.Status, got.Body, opts), nil
+}
+
+// group shrinks the first few disagreements of each signature and groups them all by their
+// minimal request.
+func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Group {
+	type sigKey struct {
+		kind string
+		sig  Signature
+	}
+	bySig := map[sigKey][]*found{}
+	var order []sigKey
+	for _, f := range founds {
+		s, _ := SignatureOf(f.res)
+		k := sigKey{f.c.Kind, s}
+		if _, ok := bySig[k]; !ok {
+			order = append(order, k)
+		}
+		bySig[k] = append(bySig[k], f)
+	}
+	var groups []*Group
+	byKey := map[string]*Group{}
+	for _, k := range order {
+		fs := bySig[k]
+		var first *Group
+		for i, f := range fs {
+			if i >= r.cfg.ShrinkPerSignature {
+				first.Seqs = append(first.Seqs, f.seq)
+				continue
+			}
+			d := &Disagreement{Seq: f.seq, Features: f.features, Original: f.c, Minimal: f.c, Signature: k.sig, Want: f.want, Got: f.got, Result: f.res}
+			if shrink && ctx.Err() == nil {
+				r.shrink(ctx, d)
+			}
+			key := d.Minimal.Key()
+			g := byKey[key]
+			if g == nil {
+				g = &Group{Repro: d}
+				byKey[key] = g
+				groups = append(groups, g)
+			}
+			g.Seqs = append(g.Seqs, f.seq)
+			if first == nil {
+				first = g
+			}
+		}
+	}
+	for _, g := range groups {
+		sort.Ints(g.Seqs)
+	}
+	return groups
+}
+
+// shrink reduces d.Minimal greedily: the first simplification that still disagrees with the
+// same signature, with the oracle answering as it did (same status, nothing unsupported), is
+// kept, and the search starts again from it, until none does or the budget is spent.
+func (r *runner) shrink(ctx context.Context, d *Disagreement) {
+	d.Shrunk = true
+	if d.Minimal.Body == nil {
+		return
+	}
+	cur := d.Minimal
+	for d.Tried < r.cfg.ShrinkBudget && ctx.Err() == nil {
+		progressed := false
+		for _, e := range Edits(cur.Body, r.cfg.Gen.Tiebreak()) {
+			if d.Tried >= r.cfg.ShrinkBudget || ctx.Err() != nil {
+				break
+			}
+			cand := &Case{Kind: cur.Kind, Method: cur.Method, Path: cur.Path, Body: e(cur.Body)}
+			// Every edit drops values or moves one toward a simpler value (0, a narrower
+			// range, a day), so the search ends; the budget bounds it too.
+			if cand.Size() > cur.Size() || cand.Key() == cur.Key() {
+				continue
+			}
+			d.Tried++
+			want, err := r.ask(ctx, r.cfg.Oracle, r.cfg.OracleIndex, cand)
+			if err != nil || want.Status != d.Want.Status || engine.IsUnsupported(want.Status, want.Body) {
+				continue
+			}
+			got, err := r.ask(ctx, r.cfg.Target, r.cfg.TargetIndex, cand)
+			if err != nil {
+				continue
+			}
+			res, err := check(want, got, r.cfg.Check)
+			if err != nil || res.Pass || !d.Signature.in(res) {
+				continue
+			}
+			cur = cand
+			d.Minimal, d.Want, d.Got, d.Result = cand, want, got, res
+			progressed = true
+			break
+		}
+		if !progressed {
+			return
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/conform-dev/conform/fixtures"
+)
+
+// Workload turns each group's minimal request into a case, named by its operation: the
+// regression cases a fuzzing run leaves. A search that leaves track_total_hits to its
+// default gets the default's value (10000) written out, because a workload's searches
+// otherwise get the run's setting (true).
+func Workload(index string, groups []*Group) (*fixtures.Workload, error) {
+	w := &fixtures.Workload{Format: fixtures.WorkloadFormat, Index: index}
+	count := map[string]int{}
+	for _, g := range groups {
+		c := g.Repro.Minimal
+		op := c.Op()
+		kc := fixtures.Case{Name: fmt.Sprintf("%s/%03d", op, count[op]), Op: op, Method: c.Method, Path: c.Path}
+		count[op]++
+		if c.Body != nil {
+			b := clone(c.Body)
+			if o, ok := b.(*Object); ok && kc.IsSearch() {
+				if _, set := o.Get("track_total_hits"); !set {
+					o.Set("track_total_hits", num(10000))
+				}
+			}
+			kc.Body = json.RawMessage(Marshal(b))
+		} else if op != fixtures.OpGet {
+			kc.Body = json.RawMessage("{}")
+		}
+		w.Cases = append(w.Cases, kc)
+	}
+	return w, nil
+}
+
+// Save writes a complete fixtures directory into dir: the run's mapping and corpus, the
+// minimal disagreements as workload.json, and fixtures.json with the counts and hashes, so
+// "conform check --fixtures DIR" runs them like any workload. An empty list of groups writes
+// nothing and returns nil.
+func Save(dir string, f *fixtures.Fixtures, groups []*Group) error {
+	if len(groups) == 0 {
+		return nil
+	}
+	w, err := Workload(f.Workload.Index, groups)
+	if err != nil {
+		return err
+	}
+	wb, err := w.Marshal()
+	if err != nil {
+		return err
+	}
+	// The written workload must read back: a case the fixtures reader refuses is a bug here.
+	if _, err := fixtures.ParseWorkload(fixtures.WorkloadFile, wb); err != nil {
+		return fmt.Errorf("the saved workload does not read back: %w", err)
+	}
+	out := &fixtures.Fixtures{Mapping: f.Mapping, Corpus: f.Corpus, Docs: f.Docs, Workload: w, WorkloadBytes: wb}
+	out.Meta = fixtures.Meta{Format: fixtures.MetaFormat, Index: w.Index, Documents: len(f.Docs), Cases: w.CountByOp(),
+		SHA256: fixtures.Hashes{Mapping: fixtures.SHA256(f.Mapping), Corpus: fixtures.SHA256(f.Corpus), Workload: fixtures.SHA256(wb)}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := out.Write(dir); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir, fixtures.WorkloadFile), err)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/conform-dev/conform/conformance"
+)
+
+// Signature is what a shrunk request must keep disagreeing on: the class and the path of the
+// first failing difference, with array positions left out (dropping a clause may move the
+// first wrong hit or bucket, and it is still the same disagreement).
+type Signature struct {
+	Class conformance.Class
+	Path  string
+}
+
+func (s Signature) String() string {
+	if s.Path == "" {
+		return string(s.Class)
+	}
+	return string(s.Class) + " at " + s.Path
+}
+
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+// SignatureOf is the signature of a failing result; ok is false when it passes.
+func SignatureOf(r conformance.Result) (Signature, bool) {
+	for _, d := range r.Diffs {
+		if d.Fails {
+			return Signature{Class: d.Class, Path: indexRE.ReplaceAllString(d.Path, "[]")}, true
+		}
+	}
+	return Signature{}, false
+}
+
+// has reports whether any failing difference of r has the signature.
+func (s Signature) in(r conformance.Result) bool {
+	for _, d := range r.Diffs {
+		if d.Fails && d.Class == s.Class && indexRE.ReplaceAllString(d.Path, "[]") == s.Path {
+			return true
+		}
+	}
+	return false
+}
+
+// step addresses a child: a key of an object or an index of an array.
+type step struct {
+	key string
+	idx int // -1 for a key
+}
+
+// edit is one candidate simplification of a tree: a function making the simpler copy.
+type edit func(root any) any
+
+// Edits lists the simplifications of a body, biggest first in tree order: dropping keys
+// (options, clauses, aggregations, bounds), dropping array elements (clauses, sort keys,
+// values), replacing a bool by one of its clauses, simplifying numbers (toward 0, halves, no
+// decimals), narrowing a numeric range to half its width, and cutting a timestamp to its day.
+// keep names the unique sort field, whose sort key is never dropped (the hits would tie), and
+// a search keeps its sort, or its size 0 when it has none, for the same reason.
+func Edits(root any, keep string) []edit {
+	var out []edit
+	var walk func(path []step, v any)
+	walk = func(path []step, v any) {
+		top := len(path) == 0
+		switch x := v.(type) {
+		case *Object:
+			_, sorted := x.Get("sort")
+			sortKey := len(path) == 2 && path[0].key == "sort"
+			for _, k := range x.Keys {
+				if sortKey {
+					break // a sort key's field name stays; its options may go
+				}
+				// A search without a sort ranks by score, and its hits all tie (filter
+				// context): it must keep size 0, and a sorted one its sort.
+				if top && (k == "sort" || k == "size" && !sorted) {
+					continue
+				}
+				out = append(out, deleteAt(append(clonePath(path), step{key: k, idx: -1})))
+			}
+			if len(x.Keys) == 1 && x.Keys[0] == "bool" {
+				if b, ok := x.Vals[0].(*Object); ok {
+					for i, occ := range b.Keys {
+						if cl, ok := b.Vals[i].([]any); ok {
+							for j := range cl {
+								out = append(out, hoist(clonePath(path), []step{{key: "bool", idx: -1}, {key: occ, idx: -1}, {idx: j}}))
+							}
+						}
+					}
+				}
+			}
+			out = append(out, narrow(clonePath(path), x)...)
+			for i, k := range x.Keys {
+				walk(append(clonePath(path), step{key: k, idx: -1}), x.Vals[i])
+			}
+		case []any:
+			sortArr := len(path) == 1 && path[0].key == "sort"
+			for i := range x {
+				if sortArr && keep != "" && sortField(x[i]) == keep {
+					continue
+				}
+				out = append(out, deleteAt(append(clonePath(path), step{idx: i})))
+			}
+			for i, e := range x {
+				walk(append(clonePath(path), step{idx: i}), e)
+			}
+		case json.Number:
+			for _, s := range simpler(x) {
+				out = append(out, replaceAt(clonePath(path), s))
+			}
+		case string:
+			if len(x) > 10 && x[4] == '-' && x[7] == '-' && x[10] == 'T' {
+				out = append(out, replaceAt(clonePath(path), x[:10]))
+			}
+		}
+	}
+	walk(nil, root)
+	return out
+}
+
+func clonePath(p []step) []step { return append([]step(nil), p...) }
+
+// sortField is the field a sort key names.
+func sortField(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case *Object:
+		if len(x.Keys) == 1 {
+			return x.Keys[0]
+		}
+	}
+	return ""
+}
+
+func at(root any, path []step) any {
+	v := root
+	for _, s := range path {
+		switch x := v.(type) {
+		case *Object:
+			v, _ = x.Get(s.key)
+		case []any:
+			v = x[s.idx]
+		}
+	}
+	return v
+}
+
+func set(root any, path []step, nv any) any {
+	if len(path) == 0 {
+		return nv
+	}
+	parent := at(root, path[:len(path)-1])
+	s := path[len(path)-1]
+	switch x := parent.(type) {
+	case *Object:
+		x.Set(s.key, nv)
+	case []any:
+		x[s.idx] = nv
+	}
+	return root
+}
+
+func deleteAt(path []step) edit {
+	return func(root any) any {
+		root = clone(root)
+		parentPath := path[:len(path)-1]
+		s := path[len(path)-1]
+		switch x := at(root, parentPath).(type) {
+		case *Object:
+			x.Delete(s.key)
+		case []any:
+			// A sort key goes with its search_after value, so the cursor still fits the sort.
+			if len(parentPath) == 1 && parentPath[0].key == "sort" {
+				if b, ok := root.(*Object); ok {
+					if sa, ok := b.Get("search_after"); ok {
+						if a, ok := sa.([]any); ok && len(a) == len(x) {
+							b.Set("search_after", append(append([]any{}, a[:s.idx]...), a[s.idx+1:]...))
+						}
+					}
+				}
+			}
+			root = set(root, parentPath, append(append([]any{}, x[:s.idx]...), x[s.idx+1:]...))
+		}
+		return root
+	}
+}
+
+func replaceAt(path []step, nv any) edit {
+	return func(root any) any { return set(clone(root), path, nv) }
+}
+
+func hoist(path, rel []step) edit {
+	return func(root any) any {
+		root = clone(root)
+		child := at(at(root, path), rel)
+		return set(root, path, child)
+	}
+}
+
+// simpler lists simpler numbers: 0, half toward 0, the integer part.
+func simpler(n json.Number) []any {
+	var out []any
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		if i != 0 {
+			out = append(out, num(0))
+		}
+		if i/2 != 0 && i/2 != i {
+			out = append(out, num(i/2))
+		}
+		return out
+	}
+	if f, err := n.Float64(); err == nil && strings.ContainsAny(string(n), ".eE") {
+		out = append(out, num(int64(f)))
+	}
+	return out
+}
+
+// narrow halves a numeric range with both bounds, from either side.
+func narrow(path []step, o *Object) []edit {
+	var lo, hi string
+	var a, b float64
+	for i, k := range o.Keys {
+		n, ok := o.Vals[i].(json.Number)
+		if !ok {
+			continue
+		}
+		f, err := n.Float64()
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "gt", "gte":
+			lo, a = k, f
+		case "lt", "lte":
+			hi, b = k, f
+		}
+	}
+	if lo == "" || hi == "" || b-a < 2 {
+		return nil
+	}
+	mid := num(int64(a + (b-a)/2))
+	return []edit{
+		replaceAt(append(clonePath(path), step{key: lo, idx: -1}), mid),
+		replaceAt(append(clonePath(path), step{key: hi, idx: -1}), mid),
+	}
+}
