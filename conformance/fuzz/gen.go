@@ -545,26 +545,36 @@ func (g *gen) sortKey(fd *Field) any {
 }
 
 // customMissing is a sort's missing value of the field's sort type: a number for numbers,
-// dates (epoch millis) and booleans (0 or 1), a string for keywords.
+// dates (epoch millis) and booleans (0 or 1), a string for keywords. The values are few per
+// field (its smallest, median and largest, and one beyond each end), which are the ones that
+// move a missing document across the others; the embedded engine also caches a sort column
+// per distinct missing value, so a few keep a long run's memory flat.
 func (g *gen) customMissing(fd *Field) any {
 	switch fd.Kind {
 	case kindKeyword:
-		if g.chance(0.5) {
-			return pickOne(g, fd.Values)
-		}
-		return pickOne(g, []any{"", "m", "zzz"})
+		return pickOne(g, []any{"", "m", "zzz", fd.Values[0]})
 	case kindInteger:
-		return num(int64(pickOne(g, fd.Numbers)))
+		return num(int64(edge(g, fd.Numbers, 1)))
 	case kindFloat:
-		return json.Number(strconv.FormatFloat(pickOne(g, fd.Numbers), 'f', -1, 64))
+		return json.Number(strconv.FormatFloat(edge(g, fd.Numbers, 0.5), 'f', -1, 64))
 	case kindDate:
 		if len(fd.Millis) > 0 {
-			return num(pickOne(g, fd.Millis))
+			ms := make([]float64, 0, 3)
+			for _, m := range []int64{fd.Millis[0], fd.Millis[len(fd.Millis)/2], fd.Millis[len(fd.Millis)-1]} {
+				ms = append(ms, float64(m))
+			}
+			return num(int64(edge(g, ms, 86400000)))
 		}
 	case kindBool:
 		return num(int64(g.n(2)))
 	}
 	return nil
+}
+
+// edge picks the smallest, median or largest of sorted xs, or one step beyond either end.
+func edge(g *gen, xs []float64, step float64) float64 {
+	lo, mid, hi := xs[0], xs[len(xs)/2], xs[len(xs)-1]
+	return pickOne(g, []float64{lo, mid, hi, lo - step, hi + step})
 }
 
 // aggs makes one to three sibling aggregations named a0, a1, ...
