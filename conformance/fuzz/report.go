@@ -43,6 +43,23 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
+	if len(r.Groups) > 0 {
+		fmt.Fprintf(w, "\ngroups by class and path:\n")
+		count := map[string]int{}
+		groups := map[string]int{}
+		var order []string
+		for _, g := range r.Groups {
+			k := g.Repro.Signature.String()
+			if _, ok := count[k]; !ok {
+				order = append(order, k)
+			}
+			count[k] += len(g.Seqs)
+			groups[k]++
+		}
+		for _, k := range order {
+			fmt.Fprintf(w, "  %-64s %s, %s\n", k, plural(count[k], "request"), plural(groups[k], "group"))
+		}
+	}
 	if o.Features {
 		fmt.Fprintf(w, "\nfeatures (requests using each):\n")
 		names := make([]string, 0, len(r.Features))
