@@ -300,7 +300,11 @@ func TestBrokenProxyFound(t *testing.T) {
 				t.Fatalf("%s: no disagreement in %d requests", c.mode, rep.Requests)
 			}
 			var best *Disagreement
+			largest := 0
 			for _, g := range rep.Groups {
+				if g.Repro.Minimal.Size() > largest {
+					largest = g.Repro.Minimal.Size()
+				}
 				if g.Repro.Signature.Class == c.class && (best == nil || g.Repro.Minimal.Size() < best.Minimal.Size()) {
 					best = g.Repro
 				}
@@ -308,8 +312,11 @@ func TestBrokenProxyFound(t *testing.T) {
 			if best == nil {
 				t.Fatalf("%s: no group of class %s among %d groups", c.mode, c.class, len(rep.Groups))
 			}
-			t.Logf("%s: %d disagreements in %d groups; smallest %s shrank %d -> %d values: %s %s",
-				c.mode, rep.Disagreements, len(rep.Groups), best.Signature, best.Original.Size(), best.Minimal.Size(), best.Minimal.Path, Marshal(best.Minimal.Body))
+			t.Logf("%s: %d disagreements in %d groups (largest reproducer %d values); smallest %s shrank %d -> %d values: %s %s",
+				c.mode, rep.Disagreements, len(rep.Groups), largest, best.Signature, best.Original.Size(), best.Minimal.Size(), best.Minimal.Path, Marshal(best.Minimal.Body))
+			if largest > 20 {
+				t.Errorf("%s: a group's reproducer has %d values, want at most 20", c.mode, largest)
+			}
 			if best.Minimal.Size() > c.maxSize {
 				t.Errorf("%s: the reproducer has %d values, want at most %d", c.mode, best.Minimal.Size(), c.maxSize)
 			}

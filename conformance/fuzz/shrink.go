@@ -26,11 +26,19 @@ func (s Signature) String() string {
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
+// aggNameRE matches a top-level aggregation's name in a path: the shrinker renames
+// aggregations to a0, so the name is not part of a signature.
+var aggNameRE = regexp.MustCompile(`^aggregations\.[^.\[]+`)
+
+func normalize(path string) string {
+	return aggNameRE.ReplaceAllString(indexRE.ReplaceAllString(path, "[]"), "aggregations.*")
+}
+
 // SignatureOf is the signature of a failing result; ok is false when it passes.
 func SignatureOf(r conformance.Result) (Signature, bool) {
 	for _, d := range r.Diffs {
 		if d.Fails {
-			return Signature{Class: d.Class, Path: indexRE.ReplaceAllString(d.Path, "[]")}, true
+			return Signature{Class: d.Class, Path: normalize(d.Path)}, true
 		}
 	}
 	return Signature{}, false
@@ -39,7 +47,7 @@ func SignatureOf(r conformance.Result) (Signature, bool) {
 // has reports whether any failing difference of r has the signature.
 func (s Signature) in(r conformance.Result) bool {
 	for _, d := range r.Diffs {
-		if d.Fails && d.Class == s.Class && indexRE.ReplaceAllString(d.Path, "[]") == s.Path {
+		if d.Fails && d.Class == s.Class && normalize(d.Path) == s.Path {
 			return true
 		}
 	}
@@ -93,6 +101,20 @@ func Edits(root any, keep string) []edit {
 				}
 			}
 			out = append(out, narrow(clonePath(path), x)...)
+			// Aggregations are renamed a0, so requests that differ only in names group.
+			if len(path) == 1 && (path[0].key == "aggs" || path[0].key == "aggregations") {
+				if _, taken := x.Get("a0"); !taken {
+					for _, k := range x.Keys {
+						out = append(out, renameKey(clonePath(path), k, "a0"))
+					}
+				}
+			}
+			// A sort key with options becomes the bare field name.
+			if len(path) == 2 && path[0].key == "sort" {
+				if f := sortField(x); f != "" {
+					out = append(out, replaceAt(clonePath(path), f))
+				}
+			}
 			for i, k := range x.Keys {
 				walk(append(clonePath(path), step{key: k, idx: -1}), x.Vals[i])
 			}
@@ -184,6 +206,19 @@ func deleteAt(path []step) edit {
 				}
 			}
 			root = set(root, parentPath, append(append([]any{}, x[:s.idx]...), x[s.idx+1:]...))
+		}
+		return root
+	}
+}
+
+func renameKey(path []step, from, to string) edit {
+	return func(root any) any {
+		root = clone(root)
+		o := at(root, path).(*Object)
+		for i, k := range o.Keys {
+			if k == from {
+				o.Keys[i] = to
+			}
 		}
 		return root
 	}
