@@ -124,3 +124,18 @@ func TestFuzzInvariantsEmbedded(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
+
+// A live oracle is reached like a target and must hold the corpus too.
+func TestFuzzLiveOracle(t *testing.T) {
+	live := httptest.NewServer(loadedEngine(t))
+	defer live.Close()
+	code, out, errOut := runCLI(t, nil, "fuzz", "--oracle", "live:"+live.URL, "--n", "100")
+	if code != exitOK || !strings.Contains(out, "against oracle live:"+live.URL) || !strings.Contains(out, "0 disagreements") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	empty := httptest.NewServer(engine.New())
+	defer empty.Close()
+	if code, _, errOut := runCLI(t, nil, "fuzz", "--oracle", "live:"+empty.URL, "--n", "10"); code != exitUsage || !strings.Contains(errOut, "oracle "+empty.URL+" is not ready") {
+		t.Fatalf("an oracle without the corpus: exit %d, %s", code, errOut)
+	}
+}
