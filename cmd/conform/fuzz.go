@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
 	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded or live:URL")
 	seed := fs.Uint64("seed", 1, "the generator's `SEED`: the same seed gives the same requests")
-	n := fs.Int("n", 0, "send `N` requests (default 1000 when --duration is not set)")
+	n := fs.Int("n", 1000, "send `N` requests (unless --duration is given)")
 	duration := fs.Duration("duration", 0, "send requests for `D` (e.g. 10m) instead of a count")
 	weights := fs.String("weights", "", "tune the generator: comma-separated `LIST` of name=N over the defaults ("+fuzz.DefaultWeights().String()+")")
 	noTiebreak := fs.Bool("no-tiebreak", false, "let sorts end in keys that tie; tied hits then follow Lucene doc ids, which engines need not share")
@@ -80,11 +81,15 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	if *n < 0 || *duration < 0 {
 		return usageErr("--n and --duration must not be negative")
 	}
-	if *n > 0 && *duration > 0 {
+	nSet := false
+	fs.Visit(func(fl *flag.Flag) { nSet = nSet || fl.Name == "n" })
+	if nSet && *duration > 0 {
 		return usageErr("give --n or --duration, not both")
 	}
-	if *n == 0 && *duration == 0 {
-		*n = 1000
+	if *duration > 0 {
+		*n = 0
+	} else if *n == 0 {
+		return usageErr("--n must be at least 1")
 	}
 	if *workers < 1 || *budget < 1 {
 		return usageErr("--workers and --shrink-budget must be at least 1")

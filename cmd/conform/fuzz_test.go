@@ -139,3 +139,10 @@ func TestFuzzLiveOracle(t *testing.T) {
 		t.Fatalf("an oracle without the corpus: exit %d, %s", code, errOut)
 	}
 }
+
+func TestFuzzDuration(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "fuzz", "--duration", "300ms", "--weights", "get=0,aggs=0,after=0,search=0")
+	if code != exitOK || !strings.Contains(out, "0 disagreements") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
