@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/conform-dev/conform/fixtures"
@@ -95,11 +96,10 @@ func TestFuzzInterruptedSavesFindings(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &corrupting{next: loadedEngine(t), every: 1}
-	n := 0
+	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/_search") {
-			n++
-			if n == 30 {
+			if n.Add(1) == 30 {
 				cancel()
 			}
 		}

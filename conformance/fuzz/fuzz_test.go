@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,10 +364,9 @@ func TestInterruptedRunKeepsFindings(t *testing.T) {
 	e, f := defaultEngine(t)
 	srv := brokenProxy(t, "number-kind")
 	ctx, cancel := context.WithCancel(context.Background())
-	n := 0
+	var n atomic.Int64
 	target := func(c context.Context, method, path string, body []byte) (int, []byte, error) {
-		n++
-		if n == 40 {
+		if n.Add(1) == 40 {
 			cancel()
 		}
 		return httpDoer(srv.URL)(c, method, path, body)
