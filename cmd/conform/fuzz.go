@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance/fuzz"
+	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/suite"
+	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/load"
-	"github.com/conform-dev/conform/oracle/engine"
 )
 
 func cmdFuzz(ctx context.Context, e *env, args []string) error {
@@ -115,7 +117,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	var oracleDo fuzz.Doer
 	oracleName := "embedded"
 	var oracleT *lab
-	var oracleEP *endpoint
+	var oracleTarget *target.Target
 	if !*invariants && *oracleSpec != "embedded" {
 		u, ok := strings.CutPrefix(*oracleSpec, "live:")
 		if !ok {
@@ -132,7 +134,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		if err != nil {
 			return usageErr("--oracle: %v", err)
 		}
-		oracleEP = &endpoint{ts[0]}
+		oracleTarget = ts[0]
 	}
 	f, err := loadFixtures(*fixturesDir)
 	if err != nil {
@@ -178,8 +180,8 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		return fuzzExit(rep.Stopped, runErr, len(rep.Violations), "broken invariant")
 	}
 
-	if oracleEP != nil {
-		ot := oracleEP.t
+	if oracleTarget != nil {
+		ot := oracleTarget
 		oracleT = &lab{flags: &labFlags{sample: *sample}, f: f, e: e}
 		if _, _, err := oracleT.ready(ctx, ot); err != nil {
 			return infra(fmt.Errorf("oracle %s is not ready: %w", ot.Redacted(), ot.Scrub(err)))
@@ -188,9 +190,9 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 			return infra(err)
 		}
 	} else {
-		eng := engine.New()
-		if err := eng.Load(index, f.Mapping, f.Docs); err != nil {
-			return infra(fmt.Errorf("loading the embedded oracle: %w", err))
+		eng, err := suite.Engine(f)
+		if err != nil {
+			return infra(fmt.Errorf("the embedded oracle: %w", err))
 		}
 		oracleDo = fuzz.EngineDoer(eng)
 	}
@@ -205,7 +207,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		if err := fuzz.Save(*save, f, rep.Groups); err != nil {
 			return infra(fmt.Errorf("saving into %s: %w", *save, err))
 		}
-		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
+		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
 	}
 	return fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement")
 }
@@ -221,11 +223,11 @@ func targetArg(specs []string, name string) string {
 func fuzzExit(stopped string, runErr error, findings int, what string) error {
 	switch {
 	case runErr != nil:
-		return infra(fmt.Errorf("fuzzing stopped: %v (%s found before it, printed above)", runErr, plural(findings, what)))
+		return infra(fmt.Errorf("fuzzing stopped: %v (%s found before it, printed above)", runErr, report.Plural(findings, what)))
 	case stopped != "":
-		return infra(fmt.Errorf("fuzzing %s (%s found before it, printed above)", stopped, plural(findings, what)))
+		return infra(fmt.Errorf("fuzzing %s (%s found before it, printed above)", stopped, report.Plural(findings, what)))
 	case findings > 0:
-		return failed("%s", plural(findings, what))
+		return failed("%s", report.Plural(findings, what))
 	}
 	return nil
 }
@@ -244,7 +246,7 @@ func (p *fuzzProgress) show(pr fuzz.Progress) {
 	if !p.on {
 		return
 	}
-	line := fmt.Sprintf("fuzz: %d requests, %s, %s requests/s, %s", pr.Requests, plural(pr.Disagreements, "disagreement"), strconv.FormatFloat(pr.Rate(), 'f', 0, 64), pr.Elapsed.Round(time.Second))
+	line := fmt.Sprintf("fuzz: %d requests, %s, %s requests/s, %s", pr.Requests, report.Plural(pr.Disagreements, "disagreement"), strconv.FormatFloat(pr.Rate(), 'f', 0, 64), pr.Elapsed.Round(time.Second))
 	if p.terminal {
 		fmt.Fprintf(p.e.stderr, "\r\033[K%s", line)
 		p.shown = true
