@@ -156,6 +156,26 @@ func TestElasticsearch(t *testing.T) {
 	}
 }
 
+// TestFuzzElasticsearch sends 20,000 random requests (seeds 1 and 2, 10,000 each) to real
+// Elasticsearch and compares each with the embedded oracle: any disagreement is an oracle bug
+// (or a generator reaching outside the subset) and is printed shrunk.
+func TestFuzzElasticsearch(t *testing.T) {
+	es := state(t)["ES_URL"]
+	fx := priceDouble(t)
+	mustConform(t, "load", "--target", "es="+es, "--fixtures", fx, "--recreate")
+	for _, seed := range []string{"1", "2"} {
+		t.Run("seed="+seed, func(t *testing.T) {
+			out := mustConform(t, "fuzz", "--target", "es="+es, "--fixtures", fx, "--n", "10000", "--seed", seed, "--no-progress")
+			t.Log(lastLine(out))
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
 // TestOpenSearch loads the designed catalogue (OpenSearch ships mapper-extras) and checks it
 // against the embedded oracle. OpenSearch differs from Elasticsearch 8.15 in one documented way
 // (README, "Real engines"): a missing value on an integer field sorts with the integer's own

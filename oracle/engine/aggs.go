@@ -765,7 +765,9 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 				e.count += n
 			}
 		}
-		if hasMissing && none > 0 {
+		if hasMissing && (none > 0 || a.minDocCount == 0) {
+			// At min_doc_count 0 the missing value is a bucket even when no document lacks
+			// a value (measured on 8.15.0: missing "AAA" on sku gives a zero-count bucket).
 			get(mkey).count += none
 		}
 	} else {
@@ -807,10 +809,21 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 				for _, s := range f.data.terms {
 					get(akey{kind: kString, s: s})
 				}
+				if hasMissing {
+					// The missing value joins the field's terms (measured on 8.15.0: a
+					// zero-count bucket for it).
+					get(mkey)
+				}
 			} else {
 				var buf2 []akey
 				forEach(c.ix.live, func(doc int) {
 					buf2 = docKeys(f, t, doc, buf2[:0])
+					if len(buf2) == 0 && hasMissing {
+						// A live document without a value has the missing value, so it
+						// names a zero-count bucket too (measured on Elasticsearch 8.15.0: a
+						// float field's missing 3.6 appears as key 3.6 with doc_count 0).
+						buf2 = append(buf2, mkey)
+					}
 					for _, k := range buf2 {
 						get(k)
 					}
