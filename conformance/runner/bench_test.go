@@ -16,6 +16,7 @@ import (
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
 	"github.com/conform-dev/conform/oracle/engine"
 )
 
@@ -60,7 +61,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 }
 
 // run runs one trial of b.N measured requests and reports the median latency and throughput.
-func (e *benchEnv) run(b *testing.B, layer target.Layer, clients int, check Check) {
+func (e *benchEnv) run(b *testing.B, layer target.Layer, clients int, check Check) *Result {
 	b.Helper()
 	trial := Trial{Clients: clients, Warmup: 200 * clients, Requests: b.N, Cases: len(e.reqs), Check: check,
 		Open: func(ctx context.Context, _ int) (target.Exchanger, error) { return e.tg.Open(ctx, layer, e.reqs) }}
@@ -75,6 +76,7 @@ func (e *benchEnv) run(b *testing.B, layer target.Layer, clients int, check Chec
 	}
 	b.ReportMetric(float64(median(r.Latencies))/1e3, "p50-µs")
 	b.ReportMetric(r.Throughput, "passed/s")
+	return r
 }
 
 func median(d []time.Duration) time.Duration {
@@ -334,6 +336,63 @@ func BenchmarkStrictCheckThroughput(b *testing.B) {
 		}{{"none", func(int, int, []byte) Verdict { return Verdict{Pass: true} }}, {"strict", strict}} {
 			b.Run(fmt.Sprintf("clients=%d/check=%s", clients, c.name), func(b *testing.B) {
 				e.run(b, target.LayerLean, clients, c.check)
+			})
+		}
+	}
+}
+
+// BenchmarkTimedPath is conform run's timed path as a user times it: the workload's cases of
+// an operation through the lean layer, every response checked strictly against the embedded
+// oracle's answer. The server replays the embedded engine's answers
+// (targettest.NewReplayServer), so it allocates nothing and allocs/op is the client's;
+// $CONFORM_BENCH_URL points it at a server in another process instead (conform serve, or
+// conform overhead --serve engine) to profile the client alone. Besides ns/op (wall time per
+// request over all clients) it reports p50, passed/s and cpu-µs/req: the whole process's CPU
+// time per measured request, server included when it is in this process.
+func BenchmarkTimedPath(b *testing.B) {
+	f := fixtures.Default()
+	x, err := oracle.Embedded{}.Expect(context.Background(), f, oracle.Settings{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := os.Getenv("CONFORM_BENCH_URL")
+	if url == "" {
+		var answers []targettest.Answer
+		for _, e := range x.Cases {
+			answers = append(answers, targettest.Answer{Method: e.Request.Method, Path: e.Request.Path, Body: e.Request.Body, Status: e.Status, Response: e.Body})
+		}
+		srv, err := targettest.NewReplayServer("127.0.0.1:0", answers)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { srv.Close() })
+		url = srv.URL
+	}
+	tg, err := target.Parse("bench="+url, target.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, op := range []string{fixtures.OpGet, fixtures.OpPage} {
+		s, err := NewSuite(f, x, []string{op})
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs, err := s.Requests(tg, op)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prepared, err := tg.PrepareAll(reqs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := &benchEnv{tg: tg, reqs: prepared}
+		for _, clients := range []int{1, 8} {
+			b.Run(fmt.Sprintf("op=%s/clients=%d", op, clients), func(b *testing.B) {
+				b.ReportAllocs()
+				r := e.run(b, target.LayerLean, clients, s.Check(op, nil))
+				if r.UserCPU+r.SysCPU > 0 {
+					b.ReportMetric(float64(r.UserCPU+r.SysCPU)/1e3/float64(r.Passed), "cpu-µs/req")
+				}
 			})
 		}
 	}

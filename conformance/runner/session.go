@@ -144,6 +144,19 @@ func (s *Suite) Cases(op string) int {
 	return 0
 }
 
+// Requests returns an operation's requests as they go to target t, in case order (what the
+// timed path sends), and Check returns their strict check: what a run times and checks,
+// for a measurement of the runner itself (conformance/runner/overhead).
+func (s *Suite) Requests(t *target.Target, op string) ([]fixtures.Request, error) {
+	if s.ops[op] == nil {
+		return nil, fmt.Errorf("the suite has no %s cases", op)
+	}
+	return s.requests(t, op)
+}
+
+// Check is the check a run applies to every response of op's cases (see Requests).
+func (s *Suite) Check(op string, opts *conformance.Options) Check { return s.check(op, opts) }
+
 // requests builds an operation's requests for one target (its index override applied).
 func (s *Suite) requests(t *target.Target, op string) ([]fixtures.Request, error) {
 	o := s.ops[op]

@@ -60,6 +60,10 @@ type Trial struct {
 	// Keep is how many failures of each class are kept whole; 0 means DefaultKeep, a negative
 	// value keeps none.
 	Keep int
+	// OnMeasure, when set, is called with true just before the first measured request is
+	// sent and with false just after the last measured response is read, so a caller can
+	// read counters of its own (a server's CPU time, say) over exactly the measured phase.
+	OnMeasure func(start bool)
 }
 
 // Failure is one failed request kept whole as evidence.
@@ -103,6 +107,11 @@ type Result struct {
 	Throughput float64
 	// Reconnects counts connections the clients had to reopen during the trial.
 	Reconnects int
+	// UserCPU and SysCPU are the CPU time the whole process used over the measured phase
+	// (from the first measured request to the last measured response), as the OS accounts
+	// it; zero where the platform does not say (see ProcessCPU). With the target in another
+	// process, they are the client's cost.
+	UserCPU, SysCPU time.Duration
 	// Incomplete is true when the context was cancelled before every request was sent; the
 	// result then holds what was measured until then.
 	Incomplete bool
@@ -168,11 +177,22 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 		}()
 	}
 	warmed.Wait()
+	if t.OnMeasure != nil {
+		t.OnMeasure(true)
+	}
+	user0, sys0, cpuOK := ProcessCPU()
 	close(measure)
 	done.Wait()
+	user1, sys1, _ := ProcessCPU()
+	if t.OnMeasure != nil {
+		t.OnMeasure(false)
+	}
 
 	r := &Result{Clients: t.Clients, Warmup: t.Warmup, Requests: t.Requests,
 		Failures: map[string]int{}, WarmupFailures: map[string]int{}, Incomplete: stop.Load()}
+	if cpuOK {
+		r.UserCPU, r.SysCPU = user1-user0, sys1-sys0
+	}
 	var first, last time.Time
 	n := 0
 	for _, c := range clients {

@@ -24,9 +24,11 @@ type Server struct {
 	URL  string
 	ln   net.Listener
 	resp []byte
-	mu   sync.Mutex
-	conn map[net.Conn]bool
-	wg   sync.WaitGroup
+	// replay, when not nil, picks each request's response instead of resp.
+	replay *replay
+	mu     sync.Mutex
+	conn   map[net.Conn]bool
+	wg     sync.WaitGroup
 	// delay is nanoseconds to wait before each response.
 	delay atomic.Int64
 }
@@ -87,7 +89,11 @@ func (s *Server) accept() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			serve(c, s.resp, &s.delay)
+			if s.replay != nil {
+				serveReplay(c, s.replay)
+			} else {
+				serve(c, s.resp, &s.delay)
+			}
 			c.Close()
 			s.mu.Lock()
 			delete(s.conn, c)
@@ -134,6 +140,76 @@ func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
 	}
 }
 
+// Answer is one recorded exchange a replay server gives back: the response to Method, Path
+// and Body.
+type Answer struct {
+	Method, Path string
+	Body         []byte
+	Status       int
+	Response     []byte // the body of the response
+}
+
+type replay struct {
+	// byLine maps a request line to its answers, told apart by request body.
+	byLine   map[string][]replayAnswer
+	notFound []byte
+}
+
+type replayAnswer struct{ body, resp []byte }
+
+// NewReplayServer listens on addr and answers each request with the recorded answer to its
+// method, path and body, and any other request with 404. Like NewServer it allocates
+// nothing per request, so a benchmark against it measures the client: it stands in for an
+// engine whose answers were computed beforehand (the embedded engine's, say).
+func NewReplayServer(addr string, answers []Answer) (*Server, error) {
+	rp := &replay{byLine: map[string][]replayAnswer{}, notFound: Response(404, []byte(`{"error":"no recorded answer"}`))}
+	for _, a := range answers {
+		line := a.Method + " " + a.Path + " HTTP/1.1"
+		rp.byLine[line] = append(rp.byLine[line], replayAnswer{a.Body, Response(a.Status, a.Response)})
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, replay: rp, conn: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+func serveReplay(c net.Conn, rp *replay) error {
+	r := bufio.NewReaderSize(c, 16<<10)
+	for {
+		first, err := r.ReadSlice('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		answers := rp.byLine[string(trim(first))]
+		n, _, err := readHeaders(r, false)
+		if err != nil {
+			return err
+		}
+		body, err := r.Peek(n)
+		if err != nil {
+			return err
+		}
+		out := rp.notFound
+		for _, a := range answers {
+			if bytes.Equal(a.body, body) {
+				out = a.resp
+				break
+			}
+		}
+		r.Discard(n)
+		if _, err := c.Write(out); err != nil {
+			return err
+		}
+	}
+}
+
 // readRequest reads a request line and headers and returns the body's Content-Length and
 // whether the method is HEAD.
 func readRequest(r *bufio.Reader) (int, bool, error) {
@@ -141,7 +217,11 @@ func readRequest(r *bufio.Reader) (int, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	isHead := bytes.HasPrefix(first, []byte("HEAD "))
+	return readHeaders(r, bytes.HasPrefix(first, []byte("HEAD ")))
+}
+
+// readHeaders reads the headers after a request line and returns the body's Content-Length.
+func readHeaders(r *bufio.Reader, isHead bool) (int, bool, error) {
 	n := 0
 	for {
 		line, err := r.ReadSlice('\n')

@@ -61,3 +61,40 @@ func TestServerAnswersEveryRequestOnOneConnection(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayServerAnswersEachRequestWithItsRecording(t *testing.T) {
+	srv, err := NewReplayServer("127.0.0.1:0", []Answer{
+		{Method: "GET", Path: "/catalogue/_doc/A", Status: 200, Response: []byte(`{"_id":"A"}`)},
+		{Method: "GET", Path: "/catalogue/_doc/B", Status: 404, Response: []byte(`{"found":false}`)},
+		{Method: "POST", Path: "/catalogue/_search", Body: []byte(`{"size":1}`), Status: 200, Response: []byte(`{"one":1}`)},
+		{Method: "POST", Path: "/catalogue/_search", Body: []byte(`{"size":2}`), Status: 200, Response: []byte(`{"two":2}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		want               string
+	}{
+		{"GET", "/catalogue/_doc/A", "", 200, `{"_id":"A"}`},
+		{"POST", "/catalogue/_search", `{"size":2}`, 200, `{"two":2}`},
+		{"GET", "/catalogue/_doc/B", "", 404, `{"found":false}`},
+		{"POST", "/catalogue/_search", `{"size":1}`, 200, `{"one":1}`},
+		{"POST", "/catalogue/_search", `{"size":3}`, 404, `{"error":"no recorded answer"}`},
+		{"GET", "/elsewhere", "", 404, `{"error":"no recorded answer"}`},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.method, tc.path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || string(b) != tc.want {
+			t.Errorf("%s %s %s: %d %s, want %d %s", tc.method, tc.path, tc.body, resp.StatusCode, b, tc.status, tc.want)
+		}
+	}
+}
