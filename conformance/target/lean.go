@@ -45,6 +45,11 @@ func (p Prepared) String() string { return p.Method + " " + p.URL }
 // Authorization header) are never printed.
 func (p Prepared) Format(f fmt.State, verb rune) { io.WriteString(f, p.String()) }
 
+// Raw is the serialised request exactly as the lean path writes it, Authorization header
+// included: for handing the same bytes to another load generator (conform overhead gives
+// them to wrk). Never print or log it.
+func (p *Prepared) Raw() []byte { return p.raw }
+
 // Prepare serialises a request for the lean path.
 func (t *Target) Prepare(req fixtures.Request) (*Prepared, error) {
 	if err := validMethod(req.Method); err != nil {
