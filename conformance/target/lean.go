@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/conform-dev/conform/fixtures"
@@ -137,11 +139,32 @@ func (e Exchange) Latency() time.Duration { return e.End.Sub(e.Start) }
 // timer starts. A response that says "Connection: close" is complete and passes on its own
 // merits; the connection is then closed and the next exchange redials. Every redial is counted
 // in Reconnects, so a report can show a target that does not keep connections alive.
+//
+// System calls: on a plain TCP connection an exchange costs one write and, when the response
+// fits the read buffer, one read. The request is written from inside the connection's raw
+// read, after the poller is armed, so the read waits for the response instead of first
+// failing with EAGAIN (which the net package's read-then-wait costs on every exchange).
+//
+// Timeout: the connection's deadline is moved only when the next request would have less
+// than the per-request timeout T left, to T+T/8 from its start, rather than once per exchange
+// (a runtime timer change per request is CPU the timed path does not need). Every request so
+// gets at least T and at most 9/8 T to complete.
 type Conn struct {
 	t  *Target
 	mu sync.Mutex // guards nc against Interrupt; the owning goroutine reads nc without it
 	nc net.Conn
 	br *bufio.Reader
+	// rc is nc's raw connection when nc is a TCP connection (nil for TLS): the path that
+	// writes the request from inside the read (see writeThenRead).
+	rc syscall.RawConn
+	// pending is the request the next read of br writes first; start is stamped just before
+	// its first byte is written.
+	pending []byte
+	raw     rawState
+	step    func(fd uintptr) bool // c.rawStep, made once
+	start   time.Time
+	// deadline is nc's current deadline.
+	deadline time.Time
 
 	body        []byte
 	served      int // responses read on the current connection
@@ -199,9 +222,81 @@ func (t *Target) Dial(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.nc = nc
-	c.br = bufio.NewReaderSize(nc, readBufferSize)
+	c.nc, c.rc = nc, rawConn(nc)
+	c.br = bufio.NewReaderSize(connReader{c}, readBufferSize)
 	return c, nil
+}
+
+// connReader is what a Conn's bufio.Reader reads from: the connection, with any pending
+// request written first.
+type connReader struct{ c *Conn }
+
+func (r connReader) Read(p []byte) (int, error) {
+	if r.c.pending != nil {
+		return r.c.writeThenRead(p)
+	}
+	return r.c.nc.Read(p)
+}
+
+// writeThenRead writes the pending request and reads the first bytes of its response in one
+// raw read of the connection: the poller is armed before the write, so the read waits for the
+// response rather than first failing with EAGAIN. A write the socket cannot take at once (a
+// request larger than its buffer) is finished by the connection's own Write.
+func (c *Conn) writeThenRead(p []byte) (int, error) {
+	st := &c.raw
+	*st = rawState{req: c.pending, buf: p}
+	c.pending = nil
+	// Stamped and armed before the raw read, whose first step fails on an expired deadline.
+	if err := c.arm(); err != nil {
+		return 0, err
+	}
+	if c.step == nil {
+		c.step = c.rawStep
+	}
+	err := c.rc.Read(c.step)
+	n, wrote, ferr := st.n, st.wrote, st.err
+	raw := st.req
+	*st = rawState{}
+	switch {
+	case ferr != nil:
+		return n, ferr
+	case err != nil:
+		return n, err
+	case wrote < len(raw):
+		if _, err := c.nc.Write(raw[wrote:]); err != nil {
+			return 0, &Fault{Class: classOfErr(err), Op: "write request", Msg: err.Error()}
+		}
+		return c.nc.Read(p)
+	}
+	return n, nil
+}
+
+// rawState is one writeThenRead's progress, kept in the Conn so the raw read's callback
+// (a method value made once per Conn) allocates nothing.
+type rawState struct {
+	req, buf []byte
+	wrote, n int
+	err      error
+}
+
+func (c *Conn) opError(op string, e error) error {
+	return &net.OpError{Op: op, Net: "tcp", Addr: c.nc.RemoteAddr(), Err: os.NewSyscallError(op, e)}
+}
+
+// arm stamps the exchange's start and moves the connection's deadline when the request would
+// have less than the timeout left (see Conn). It returns ErrInterrupted if Interrupt came
+// first.
+func (c *Conn) arm() error {
+	c.start = time.Now()
+	if to := c.t.Timeout; to > 0 && c.start.Add(to).After(c.deadline) {
+		c.deadline = c.start.Add(to + to/8)
+		c.nc.SetDeadline(c.deadline)
+		// Interrupt may have set its deadline just before ours replaced it.
+		if c.interrupted.Load() {
+			return ErrInterrupted
+		}
+	}
+	return nil
 }
 
 func (t *Target) dial(ctx context.Context) (net.Conn, error) {
@@ -271,23 +366,25 @@ func (c *Conn) exchange(raw []byte, head bool) (Exchange, error) {
 			return Exchange{}, err
 		}
 	}
-	nc := c.nc
-	if c.t.Timeout > 0 {
-		nc.SetDeadline(time.Now().Add(c.t.Timeout))
-	}
-	// Interrupt may have set its deadline just before ours replaced it.
-	if c.interrupted.Load() {
-		return Exchange{}, ErrInterrupted
-	}
-	start := time.Now()
-	if _, err := nc.Write(raw); err != nil {
-		return Exchange{}, c.fail("write request", err)
+	c.start = time.Time{}
+	if c.rc != nil && c.br.Buffered() == 0 {
+		// The first read of the response writes the request (writeThenRead), stamping start.
+		c.pending = raw
+	} else {
+		if err := c.arm(); err != nil {
+			return Exchange{}, err
+		}
+		if _, err := c.nc.Write(raw); err != nil {
+			return Exchange{}, c.fail("write request", err)
+		}
 	}
 	status, body, err := c.readResponse(head)
 	end := time.Now()
+	c.pending = nil
 	if err != nil {
 		return Exchange{}, err
 	}
+	start := c.start
 	c.served++
 	if c.closeAfter {
 		c.drop()
@@ -303,12 +400,12 @@ func (c *Conn) redial() error {
 		return err
 	}
 	c.mu.Lock()
-	c.nc = nc
+	c.nc, c.rc, c.deadline = nc, rawConn(nc), time.Time{}
 	c.mu.Unlock()
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(nc, readBufferSize)
+		c.br = bufio.NewReaderSize(connReader{c}, readBufferSize)
 	} else {
-		c.br.Reset(nc)
+		c.br.Reset(connReader{c})
 	}
 	c.reconnects++
 	c.served = 0

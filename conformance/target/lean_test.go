@@ -467,3 +467,71 @@ func TestRoundTripperResponseHeaders(t *testing.T) {
 		res.Body.Close()
 	}
 }
+
+// The deadline is moved only when a request would have less than the timeout left: a
+// connection idle for longer than its timeout still carries the next request, and a server
+// that never answers is still a timeout after at least the timeout and about 9/8 of it at most.
+func TestLeanDeadlineIsMovedOnlyWhenNeeded(t *testing.T) {
+	answer := make(chan bool, 4)
+	tg := mustTarget(t, "es="+rawServer(t, serveEach(func(n int, _ *http.Request, _ []byte) string {
+		if <-answer {
+			return okResponse(`{}`)
+		}
+		time.Sleep(2 * time.Second)
+		return ""
+	})), Options{Timeout: 200 * time.Millisecond})
+	c := dial(t, tg)
+	p := mustPrepare(t, tg, "GET", "/", "")
+	answer <- true
+	if _, err := c.Exchange(p); err != nil {
+		t.Fatal(err)
+	}
+	first := c.deadline
+	answer <- true
+	if _, err := c.Exchange(p); err != nil {
+		t.Fatal(err)
+	}
+	if c.deadline != first {
+		t.Errorf("a second exchange within the window moved the deadline from %v to %v", first, c.deadline)
+	}
+	time.Sleep(300 * time.Millisecond) // past the connection's deadline
+	answer <- true
+	if ex, err := c.Exchange(p); err != nil || ex.Status != 200 {
+		t.Fatalf("exchange after an idle spell past the deadline: %v %v", ex.Status, err)
+	}
+	answer <- false
+	start := time.Now()
+	_, err := c.Exchange(p)
+	waited := time.Since(start)
+	if ClassOf(err) != ClassTimeout {
+		t.Fatalf("a server that never answers: %v, want a timeout", err)
+	}
+	// The lower bound is exact; the upper one allows a busy machine its scheduling delay.
+	if waited < 200*time.Millisecond || waited > 2*time.Second {
+		t.Errorf("timed out after %v, want at least the 200ms timeout", waited)
+	}
+}
+
+// A request larger than the socket's send buffer cannot be written from inside the raw read
+// at once; the rest goes through the connection's own write, and the exchange completes.
+func TestLeanLargeRequest(t *testing.T) {
+	var got atomic.Int64
+	tg := mustTarget(t, "es="+rawServer(t, serveEach(func(_ int, _ *http.Request, body []byte) string {
+		got.Store(int64(len(body)))
+		return okResponse(`{"ok":true}`)
+	})), Options{Timeout: 10 * time.Second})
+	c := dial(t, tg)
+	body := `{"q":"` + strings.Repeat("x", 16<<20) + `"}`
+	for i := 0; i < 2; i++ {
+		ex, err := c.Exchange(mustPrepare(t, tg, "POST", "/i/_search", body))
+		if err != nil || ex.Status != 200 || string(ex.Body) != `{"ok":true}` {
+			t.Fatalf("exchange %d of a %d-byte request: %v %q %v", i, len(body), ex.Status, ex.Body, err)
+		}
+		if ex.Start.IsZero() || !ex.Start.Before(ex.End) {
+			t.Errorf("exchange %d: start %v, end %v", i, ex.Start, ex.End)
+		}
+		if got.Load() != int64(len(body)) {
+			t.Fatalf("the server read %d body bytes, want %d", got.Load(), len(body))
+		}
+	}
+}
