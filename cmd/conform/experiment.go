@@ -133,12 +133,12 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return infra(err)
 	}
-	lab, err := lf.open(ctx, e, append(append([]*target.Target{}, vs...), ns...), f)
+	lb, err := lf.open(ctx, e, f)
 	if err != nil {
 		return err
 	}
-	defer lab.Close()
-	x.Ready = lab.ready
+	defer lb.Close()
+	x.Ready = lb.Ready
 	if *switchCmd != "" {
 		x.Switch = func(ctx context.Context, label string) (string, error) { return runSwitch(ctx, e, *switchCmd, label) }
 	}
@@ -190,7 +190,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	}
 	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
 		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
-	man := newManifest("experiment", merged, lab.environment(ctx), started)
+	man := newManifest("experiment", merged, lb.Environment(ctx), started)
 	for _, rr := range done {
 		info := report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch}
 		rep.Rounds = append(rep.Rounds, info)

@@ -81,11 +81,11 @@ interrupted run.`,
 		return err
 	}
 	defer stop()
-	lab, err := lf.open(ctx, e, ts, f)
+	lb, err := lf.open(ctx, e, f)
 	if err != nil {
 		return err
 	}
-	defer lab.Close()
+	defer lb.Close()
 
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
 	x, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
@@ -99,7 +99,7 @@ interrupted run.`,
 	prog := newProgress(e, *noProgress)
 	started := time.Now().UTC()
 	r := &runner.Run{
-		Settings: settings, Suite: suite, Targets: ts, Ready: lab.ready,
+		Settings: settings, Suite: suite, Targets: ts, Ready: lb.Ready,
 		OnTrial:  func(res *report.Results) error { return report.WriteResults(dir, res) },
 		Progress: prog.event,
 	}
@@ -108,7 +108,7 @@ interrupted run.`,
 	if res == nil {
 		return infra(runErr)
 	}
-	man := newManifest("run", res, lab.environment(ctx), started)
+	man := newManifest("run", res, lb.Environment(ctx), started)
 	man.Trials = trialRecords(res)
 	if err := report.WriteAll(dir, res, man); err != nil {
 		return infra(fmt.Errorf("writing results into %s: %w", dir, err))
