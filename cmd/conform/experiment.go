@@ -190,14 +190,14 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	}
 	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
 		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
-	man := newManifest("experiment", merged, lb.Environment(ctx), started)
+	man := report.NewManifest("experiment", merged, lb.Environment(ctx), started, os.Args)
 	for _, rr := range done {
 		info := report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch}
 		rep.Rounds = append(rep.Rounds, info)
 		man.Rounds = append(man.Rounds, report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started,
-			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: trialRecords(rr.Results)})
+			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: report.TrialRecords(rr.Results)})
 	}
-	if err := writeExperiment(*out, rep, man); err != nil {
+	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}
 	if *aaOut != "" {
@@ -330,31 +330,4 @@ func runSwitch(ctx context.Context, e *env, cmd, label string) (string, error) {
 		return text, fmt.Errorf("%s: %v: %s", report.RedactURLs(cmd), err, text)
 	}
 	return text, nil
-}
-
-func writeExperiment(dir string, rep *report.Experiment, man *report.Manifest) error {
-	if err := report.WriteResults(dir, rep.Results); err != nil {
-		return err
-	}
-	files := map[string][]byte{
-		report.MarkdownFile:  report.ExperimentMarkdown(rep),
-		report.HTMLFile:      report.ExperimentHTML(rep),
-		report.BenchstatFile: report.Benchstat(rep.Results),
-	}
-	v, err := report.MarshalJSON(report.VerdictOf(rep))
-	if err != nil {
-		return err
-	}
-	files[report.VerdictFile] = v
-	m, err := report.MarshalJSON(man)
-	if err != nil {
-		return err
-	}
-	files[report.ManifestFile] = m
-	for name, data := range files {
-		if err := report.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
-			return err
-		}
-	}
-	return nil
 }
