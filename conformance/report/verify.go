@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,4 +76,29 @@ func ShowBody(w io.Writer, title string, status int, body []byte, paths []string
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", IndentJSON(body))
+}
+
+// SameNote says how an actual body with no differences relates to the expected bytes: byte
+// for byte, byte for byte but for took, or equal as JSON values only.
+func SameNote(want, got []byte) string {
+	switch {
+	case bytes.Equal(want, got):
+		return " (byte for byte)"
+	case bytes.Equal(withoutTook(want), withoutTook(got)):
+		return " (byte for byte but for took)"
+	}
+	return " (as JSON values; the bytes differ in layout)"
+}
+
+// withoutTook drops the value of a leading "took", which varies from answer to answer.
+func withoutTook(b []byte) []byte {
+	const prefix = `{"took":`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return b
+	}
+	i := len(prefix)
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return b[i:]
 }

@@ -337,3 +337,51 @@ func TestPrepare(t *testing.T) {
 		}
 	}
 }
+
+// One sends one case and checks it; a closed connection is a fault in the outcome.
+func TestOne(t *testing.T) {
+	fx := smallFixtures(t)
+	x := expect(t, fx)
+	c := fx.Workload.Case("page/000")
+	hangUp := func(w http.ResponseWriter, _ int, _ []byte) {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}
+	relation := func(w http.ResponseWriter, status int, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(bytes.Replace(body, []byte(`"relation":"eq"`), []byte(`"relation":"gte"`), 1))
+	}
+	all := func(*http.Request, []byte) bool { return true }
+	for _, tc := range []struct {
+		why     string
+		f       fault
+		pass    bool
+		classes []string
+	}{
+		{"the engine itself", nil, true, nil},
+		{"a wrong relation", relation, false, []string{"totals"}},
+		{"no answer", hangUp, false, []string{"transport"}},
+	} {
+		tg := parse(t, faulty(t, fx, all, tc.f).URL)
+		req, exp, err := suite.Prepare(tg, x, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := suite.One(context.Background(), tg, c, req, exp, &conformance.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.why, err)
+		}
+		if o.Pass() != tc.pass || !slices.Equal(o.Classes(), tc.classes) || o.Case != c {
+			t.Errorf("%s: pass %v, classes %v; want %v, %v", tc.why, o.Pass(), o.Classes(), tc.pass, tc.classes)
+		}
+	}
+	srv := faulty(t, fx, nil, nil)
+	tg := parse(t, srv.URL)
+	req, exp, _ := suite.Prepare(tg, x, c)
+	srv.Close()
+	if _, err := suite.One(context.Background(), tg, c, req, exp, &conformance.Options{}); err == nil || !strings.HasPrefix(err.Error(), "target gw: ") {
+		t.Errorf("a target that cannot be dialled: %v", err)
+	}
+}
