@@ -25,6 +25,9 @@ type config struct {
 	tth         fixtures.TotalHits
 	check       conformance.Options
 	target      target.Options
+	// err is the first option that could not be applied; Run and NewServer fail the test
+	// with it, Check and Handler return it.
+	err error
 }
 
 // Fixtures reads the corpus, mapping and workload from dir instead of the built-in catalogue.
@@ -38,12 +41,16 @@ func Oracle(spec string) Option { return func(c *config) { c.oracle = spec } }
 func Ops(ops ...string) Option { return func(c *config) { c.ops = ops } }
 
 // TrackTotalHits is sent with every search that does not set it: "true" (the default),
-// "false" or a threshold.
+// "false" or a non-negative threshold such as "10000". Any other value fails the test that
+// uses the option (Run and NewServer call t.Fatalf; Check and Handler return the error).
 func TrackTotalHits(v string) Option {
 	return func(c *config) {
 		tth, err := fixtures.ParseTotalHits(v)
 		if err != nil {
-			panic(fmt.Sprintf("conformtest.TrackTotalHits(%q): %v", v, err))
+			if c.err == nil {
+				c.err = fmt.Errorf("conformtest.TrackTotalHits(%q): %w", v, err)
+			}
+			return
 		}
 		c.tth = tth
 	}
@@ -64,6 +71,9 @@ func configure(opts []Option) (*config, *fixtures.Fixtures, error) {
 	c := &config{oracle: "embedded", tth: fixtures.TotalHits("true")}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.err != nil {
+		return nil, nil, c.err
 	}
 	if err := c.check.Validate(); err != nil {
 		return nil, nil, err

@@ -9,7 +9,11 @@
 // writes to an engine; they refuse to touch a non-empty index or collection unless told to
 // recreate it, and they verify what they wrote before they return.
 //
-// It does not decide when a lab is ready, time anything, or build target clients from command
-// lines with auth and TLS (conformance/target does). The Qdrant payload it writes is a contract
+// Summary, TargetResult and QdrantResult are what `conform load` prints, as text (WriteText)
+// or JSON.
+//
+// It does not decide when a lab is ready (conformance/lab does, with these probes), time
+// anything, or build target clients from command lines with auth and TLS (conformance/target
+// does). The Qdrant payload it writes is a contract
 // with the gateway that reads it; load/QDRANT.md documents that schema.
 package load

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -246,10 +245,4 @@ func infra(err error) error {
 		return err
 	}
 	return &exitError{code: exitUsage, err: err}
-}
-
-// fileExists reports whether path names an existing file or directory.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

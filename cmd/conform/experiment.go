@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -117,7 +113,11 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		Baseline: runner.Variant{Label: base.Name, Target: base}, Candidate: runner.Variant{Label: cand.Name, Target: cand}, Natives: ns,
 	}
 	if *dryRun {
-		printPlan(e.stdout, x, switched, *switchCmd)
+		mode := "two URLs"
+		if switched {
+			mode = fmt.Sprintf("one URL, switched by %q", *switchCmd)
+		}
+		x.WritePlan(e.stdout, mode)
 		if lf.qdrant != "" {
 			fmt.Fprintf(e.stdout, "Before each round the Qdrant backend at %s is probed too: health, version, collection %s green with exactly the corpus's points and a matching sample fingerprint.\n", lf.qdrant, lf.collection)
 		}
@@ -133,14 +133,14 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return infra(err)
 	}
-	lab, err := lf.open(ctx, e, append(append([]*target.Target{}, vs...), ns...), f)
+	lb, err := lf.open(ctx, e, f)
 	if err != nil {
 		return err
 	}
-	defer lab.Close()
-	x.Ready = lab.ready
+	defer lb.Close()
+	x.Ready = lb.Ready
 	if *switchCmd != "" {
-		x.Switch = func(ctx context.Context, label string) (string, error) { return runSwitch(ctx, e, *switchCmd, label) }
+		x.Switch = runner.ShellSwitch(*switchCmd, e.stderr)
 	}
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
 	exp, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
@@ -166,7 +166,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		prog.event(ev)
 	}
 	started := time.Now().UTC()
-	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, roundOrder(x), x.MeasuredResponses())
+	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.MeasuredResponses())
 	done, runErr := x.Execute(ctx)
 	prog.done()
 	if len(done) == 0 {
@@ -190,14 +190,14 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	}
 	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
 		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
-	man := newManifest("experiment", merged, lab.environment(ctx), started)
+	man := report.NewManifest("experiment", merged, lb.Environment(ctx), started, os.Args)
 	for _, rr := range done {
 		info := report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch}
 		rep.Rounds = append(rep.Rounds, info)
 		man.Rounds = append(man.Rounds, report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started,
-			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: trialRecords(rr.Results)})
+			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: report.TrialRecords(rr.Results)})
 	}
-	if err := writeExperiment(*out, rep, man); err != nil {
+	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}
 	if *aaOut != "" {
@@ -229,132 +229,4 @@ func nativeNames(ns []*target.Target) []string {
 		out[i] = n.Name
 	}
 	return out
-}
-
-func roundOrder(x *runner.Experiment) string {
-	var parts []string
-	for i, v := range x.Order {
-		label := x.Baseline.Label
-		if v == experiment.Candidate {
-			label = x.Candidate.Label
-		}
-		parts = append(parts, fmt.Sprintf("%d %s", i+1, label))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// printPlan prints what an experiment would do, without touching any target.
-func printPlan(w io.Writer, x *runner.Experiment, switched bool, switchCmd string) {
-	s := x.Settings
-	mode := "two URLs"
-	if switched {
-		mode = fmt.Sprintf("one URL, switched by %q", switchCmd)
-	}
-	fmt.Fprintf(w, "experiment plan (%s)\n", mode)
-	fmt.Fprintf(w, "  baseline  %s = %s\n  candidate %s = %s\n", x.Baseline.Label, x.Baseline.Target.Redacted(), x.Candidate.Label, x.Candidate.Target.Redacted())
-	for _, n := range x.Natives {
-		fmt.Fprintf(w, "  native    %s = %s\n", n.Name, n.Redacted())
-	}
-	fmt.Fprintf(w, "  settings  ops %s; clients %s; trials %d; requests %d per trial (shared among the clients); warmup %d; track_total_hits %s; timed layer %s\n",
-		strings.Join(s.Ops, ","), joinIntsCLI(s.Clients), s.Trials, s.Requests, s.Warmup, s.TrackTotalHits, s.Layer)
-	fmt.Fprintf(w, "  rounds    %d in ABBA order: %s\n", len(x.Order), roundOrder(x))
-	steps := len(s.Ops) * len(s.Clients) * s.Trials
-	fmt.Fprintf(w, "\nEach round: readiness and corpus check of every target, then %d steps (trial x operation x clients), every target per step in rotating order:\n", steps)
-	for i, v := range x.Order {
-		label := x.Baseline.Label
-		if v == experiment.Candidate {
-			label = x.Candidate.Label
-		}
-		names := append([]string{label}, nativeNames(x.Natives)...)
-		fmt.Fprintf(w, "  round %d (%s):", i+1, v)
-		block := i*steps + i // as runner.Experiment rotates
-		shown := 0
-		for trial := 1; trial <= s.Trials && shown < 3; trial++ {
-			for _, op := range s.Ops {
-				for _, n := range s.Clients {
-					if shown == 3 {
-						break
-					}
-					var order []string
-					for k := range names {
-						order = append(order, names[(k+block)%len(names)])
-					}
-					fmt.Fprintf(w, " [t%d %s@%d: %s]", trial, op, n, strings.Join(order, " "))
-					block++
-					shown++
-				}
-			}
-		}
-		fmt.Fprintf(w, " … %d steps\n", steps)
-	}
-	perRound := (1 + len(x.Natives)) * steps * s.Requests
-	fmt.Fprintf(w, "\nMeasured responses: %d rounds x %d targets x %d operations x %d concurrency levels x %d trials x %d requests = %d (%d per round), plus %d warmup requests\n",
-		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.MeasuredResponses(), perRound,
-		len(x.Order)*(1+len(x.Natives))*steps*s.Warmup)
-}
-
-func joinIntsCLI(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ",")
-}
-
-// switchScript is the shell text run for --switch-cmd. A CMD that is one word (a script's
-// path, no spaces or shell syntax) is called with the label as its argument, so
-// `./switch-gateway.sh` runs `./switch-gateway.sh grpc`; anything else runs as written, with
-// the label as $1 and $CONFORM_VARIANT (`systemctl restart gw-$1`).
-func switchScript(cmd string) string {
-	w := strings.TrimSpace(cmd)
-	if w == "" || strings.ContainsAny(w, " \t\n&;|<>()$`'\"\\*?#~=") {
-		return cmd
-	}
-	return w + ` "$1"`
-}
-
-// runSwitch runs the user's switch command for a variant and returns what it printed.
-func runSwitch(ctx context.Context, e *env, cmd, label string) (string, error) {
-	c := exec.CommandContext(ctx, "sh", "-c", switchScript(cmd), "conform-switch", label)
-	c.Env = append(os.Environ(), "CONFORM_VARIANT="+label)
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	fmt.Fprintf(e.stderr, "switching to %s: %s\n", label, report.RedactURLs(cmd))
-	err := c.Run()
-	text := strings.TrimSpace(out.String())
-	if len(text) > 4000 {
-		text = text[:4000] + "…"
-	}
-	text = report.RedactURLs(text)
-	if err != nil {
-		return text, fmt.Errorf("%s: %v: %s", report.RedactURLs(cmd), err, text)
-	}
-	return text, nil
-}
-
-func writeExperiment(dir string, rep *report.Experiment, man *report.Manifest) error {
-	if err := report.WriteResults(dir, rep.Results); err != nil {
-		return err
-	}
-	files := map[string][]byte{
-		report.MarkdownFile:  report.ExperimentMarkdown(rep),
-		report.HTMLFile:      report.ExperimentHTML(rep),
-		report.BenchstatFile: report.Benchstat(rep.Results),
-	}
-	v, err := report.MarshalJSON(report.VerdictOf(rep))
-	if err != nil {
-		return err
-	}
-	files[report.VerdictFile] = v
-	m, err := report.MarshalJSON(man)
-	if err != nil {
-		return err
-	}
-	files[report.ManifestFile] = m
-	for name, data := range files {
-		if err := report.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/conform-dev/conform/conformance"
@@ -88,7 +87,7 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	}
 	c := f.Workload.Case(name)
 	if c == nil {
-		return usageErr("%s", unknownCase(f.Workload, name))
+		return usageErr("%s", f.Workload.MissingCase(name))
 	}
 	ts, stop, err := targetsOrEmbedded(targets, topts, f)
 	if err != nil {
@@ -99,7 +98,14 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	x, err := expectations(ctx, *oracleSpec, topts, oneCase(f, c, *oracleSpec), totalHits)
+	// An embedded or live oracle answers the case and the page it continues, not the whole
+	// workload (a live Elasticsearch then answers two requests); a golden file is read whole,
+	// since it must match the workload it was recorded from.
+	of := f
+	if !strings.HasPrefix(*oracleSpec, "golden:") {
+		of = f.Narrow(c)
+	}
+	x, err := expectations(ctx, *oracleSpec, topts, of, totalHits)
 	if err != nil {
 		return err
 	}
@@ -146,23 +152,16 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		}
 	}
 
-	prepared, err := t.Prepare(req)
+	o, err := suite.One(ctx, t, c, req, exp, opts)
 	if err != nil {
 		return infra(err)
 	}
-	conn, err := t.Open(ctx, target.LayerLeanTransport, []*target.Prepared{prepared}) // untimed: go-elasticsearch's transport
-	if err != nil {
-		return infra(fmt.Errorf("target %s: %w", t.Name, t.Scrub(err)))
-	}
-	defer conn.Close()
-	ex, err := conn.Exchange(0)
-	if err != nil {
-		err = t.Scrub(err)
+	if o.Fault != nil {
 		fmt.Fprintf(w, "\n--- expected (%s): status %d, %d bytes\n%s\n", x.Source, want.Status, len(want.Body), report.IndentJSON(want.Body))
-		fmt.Fprintf(w, "\n--- actual (%s): no response\n%s\n", t.Name, err)
-		return failed("case %s: no response from %s (%s)", name, t.Name, target.ClassOf(err))
+		fmt.Fprintf(w, "\n--- actual (%s): no response\n%s\n", t.Name, o.Fault)
+		return failed("case %s: no response from %s (%s)", name, t.Name, target.ClassOf(o.Fault))
 	}
-	res := exp.Check(ex.Status, ex.Body, opts)
+	res := o.Result
 	paths := res.Paths()
 	show := func(title string, status int, body []byte) {
 		fmt.Fprint(w, "\n--- ")
@@ -170,9 +169,9 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	}
 	show("expected ("+x.Source+")", want.Status, want.Body)
 	if len(res.Diffs) == 0 && !*full {
-		fmt.Fprintf(w, "\n--- actual (%s): status %d, %d bytes, the same as expected%s\n", t.Name, ex.Status, len(ex.Body), sameNote(want.Body, ex.Body))
+		fmt.Fprintf(w, "\n--- actual (%s): status %d, %d bytes, the same as expected%s\n", t.Name, o.Status, len(o.Body), report.SameNote(want.Body, o.Body))
 	} else {
-		show("actual ("+t.Name+")", ex.Status, ex.Body)
+		show("actual ("+t.Name+")", o.Status, o.Body)
 	}
 	fmt.Fprintf(w, "\n--- differences\n")
 	var b bytes.Buffer
@@ -184,96 +183,10 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	return nil
 }
 
-// oneCase narrows the fixtures to what explaining c needs of an embedded or live oracle: the
-// case, and the page case it continues. A live Elasticsearch then answers two requests
-// instead of the whole workload. A golden file is read whole, since it must match the
-// workload it was recorded from.
-func oneCase(f *fixtures.Fixtures, c *fixtures.Case, oracleSpec string) *fixtures.Fixtures {
-	if strings.HasPrefix(oracleSpec, "golden:") {
-		return f
-	}
-	w := *f.Workload
-	w.Cases = nil
-	if p := f.Workload.Case(c.After); c.After != "" && p != nil {
-		w.Cases = append(w.Cases, *p)
-	}
-	w.Cases = append(w.Cases, *c)
-	narrow := *f
-	narrow.Workload = &w
-	return &narrow
-}
-
-// sameNote says how an actual body with no differences relates to the expected bytes.
-func sameNote(want, got []byte) string {
-	switch {
-	case bytes.Equal(want, got):
-		return " (byte for byte)"
-	case bytes.Equal(withoutTook(want), withoutTook(got)):
-		return " (byte for byte but for took)"
-	}
-	return " (as JSON values; the bytes differ in layout)"
-}
-
-// withoutTook drops the value of a leading "took", which varies from answer to answer.
-func withoutTook(b []byte) []byte {
-	const prefix = `{"took":`
-	if !bytes.HasPrefix(b, []byte(prefix)) {
-		return b
-	}
-	i := len(prefix)
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return b[i:]
-}
-
 func joinClasses(cs []conformance.Class) string {
 	s := make([]string, len(cs))
 	for i, c := range cs {
 		s[i] = string(c)
 	}
 	return strings.Join(s, ", ")
-}
-
-// unknownCase explains a case name the workload does not have: the name it probably meant
-// (page/17 for page/017), or the names each operation's cases run over.
-func unknownCase(w *fixtures.Workload, name string) string {
-	msg := fmt.Sprintf("no case %q in the workload", name)
-	op, num, ok := strings.Cut(name, "/")
-	if n, err := strconv.Atoi(num); ok && err == nil {
-		for i := range w.Cases {
-			c := &w.Cases[i]
-			if o, cn, _ := strings.Cut(c.Name, "/"); o == op {
-				if m, err := strconv.Atoi(cn); err == nil && m == n {
-					return msg + fmt.Sprintf("; did you mean %s?", c.Name)
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s; its cases are", msg)
-	sep := " "
-	for _, o := range fixtures.Ops {
-		var first, last string
-		n := 0
-		for i := range w.Cases {
-			if w.Cases[i].Op == o {
-				if first == "" {
-					first = w.Cases[i].Name
-				}
-				last = w.Cases[i].Name
-				n++
-			}
-		}
-		switch n {
-		case 0:
-			continue
-		case 1:
-			fmt.Fprintf(&b, "%s%s", sep, first)
-		default:
-			fmt.Fprintf(&b, "%s%s … %s", sep, first, last)
-		}
-		sep = ", "
-	}
-	return b.String()
 }

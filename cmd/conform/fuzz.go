@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance/fuzz"
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -116,7 +117,6 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	}
 	var oracleDo fuzz.Doer
 	oracleName := "embedded"
-	var oracleT *lab
 	var oracleTarget *target.Target
 	if !*invariants && *oracleSpec != "embedded" {
 		u, ok := strings.CutPrefix(*oracleSpec, "live:")
@@ -158,8 +158,11 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	// The target must hold the corpus, proved as run proves it.
-	lb := &lab{flags: &labFlags{sample: *sample}, f: f, e: e}
-	if _, _, err := lb.ready(ctx, t); err != nil {
+	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample}, f)
+	if err != nil {
+		return infra(err)
+	}
+	if _, _, err := lb.Ready(ctx, t); err != nil {
 		return infra(fmt.Errorf("target %s (%s) is not ready: %w", t.Name, t.Redacted(), t.Scrub(err)))
 	}
 	targetDo, err := fuzz.TargetDoer(t)
@@ -182,8 +185,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 
 	if oracleTarget != nil {
 		ot := oracleTarget
-		oracleT = &lab{flags: &labFlags{sample: *sample}, f: f, e: e}
-		if _, _, err := oracleT.ready(ctx, ot); err != nil {
+		if _, _, err := lb.Ready(ctx, ot); err != nil {
 			return infra(fmt.Errorf("oracle %s is not ready: %w", ot.Redacted(), ot.Scrub(err)))
 		}
 		if oracleDo, err = fuzz.TargetDoer(ot); err != nil {

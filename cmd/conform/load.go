@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -109,15 +107,15 @@ refused, or an engine error.`,
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	out := loadOutput{Corpus: f.Meta.SHA256.Corpus, Mapping: f.Meta.SHA256.Mapping, Documents: len(f.Docs)}
+	out := load.Summary{Corpus: f.Meta.SHA256.Corpus, Mapping: f.Meta.SHA256.Mapping, Documents: len(f.Docs)}
 	var verifyFailed []string
 	for _, t := range ts {
 		tp, err := t.Transport()
 		if err != nil {
 			return usageErr("--target %s: %v", t.Name, err)
 		}
-		res := loadTargetResult{Name: t.Name, URL: t.Redacted()}
-		log := &linePrefixer{w: e.stderr, prefix: t.Name + ": "}
+		res := load.TargetResult{Name: t.Name, URL: t.Redacted()}
+		log := load.PrefixLines(e.stderr, t.Name+": ")
 		if *probe {
 			name := *index
 			if name == "" {
@@ -145,7 +143,7 @@ refused, or an engine error.`,
 		}
 		out.Targets = append(out.Targets, res)
 		if !*asJSON {
-			printESResult(e.stdout, res)
+			res.WriteText(e.stdout)
 		}
 	}
 
@@ -155,7 +153,7 @@ refused, or an engine error.`,
 			return loadErr("qdrant", err)
 		}
 		defer c.Close()
-		res := &loadQdrantResult{Addr: *qaddr, Server: srv}
+		res := &load.QdrantResult{Addr: *qaddr, Server: srv}
 		name := *collection
 		if name == "" {
 			name = f.Workload.Index
@@ -168,7 +166,7 @@ refused, or an engine error.`,
 				verifyFailed = append(verifyFailed, "qdrant")
 			}
 		} else {
-			log := &linePrefixer{w: e.stderr, prefix: "qdrant: "}
+			log := load.PrefixLines(e.stderr, "qdrant: ")
 			res.Load, err = load.LoadQdrant(ctx, c, f, load.QdrantOptions{Collection: name, Recreate: *recreate, Log: log})
 			var ve *load.VerifyError
 			switch {
@@ -184,7 +182,7 @@ refused, or an engine error.`,
 		}
 		out.Qdrant = res
 		if !*asJSON {
-			printQdrantResult(e.stdout, res)
+			res.WriteText(e.stdout)
 		}
 	}
 
@@ -201,29 +199,6 @@ refused, or an engine error.`,
 	return nil
 }
 
-// loadOutput is what --json prints.
-type loadOutput struct {
-	Corpus    string             `json:"corpus_sha256"`
-	Mapping   string             `json:"mapping_sha256"`
-	Documents int                `json:"documents"`
-	Targets   []loadTargetResult `json:"targets,omitempty"`
-	Qdrant    *loadQdrantResult  `json:"qdrant,omitempty"`
-}
-
-type loadTargetResult struct {
-	Name  string         `json:"name"`
-	URL   string         `json:"url"` // without credentials
-	Load  *load.ESReport `json:"load,omitempty"`
-	Probe *load.Probe    `json:"probe,omitempty"`
-}
-
-type loadQdrantResult struct {
-	Addr   string             `json:"addr"`
-	Server load.QdrantServer  `json:"server"`
-	Load   *load.QdrantReport `json:"load,omitempty"`
-	Probe  *load.QdrantProbe  `json:"probe,omitempty"`
-}
-
 // loadErr classifies a failure to load: a refusal to overwrite and engine errors are exit 2.
 func loadErr(name string, err error) error {
 	var ne *load.NotEmptyError
@@ -231,94 +206,4 @@ func loadErr(name string, err error) error {
 		return usageErr("%s: %v", name, err)
 	}
 	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", name, err)}
-}
-
-func printESResult(w io.Writer, r loadTargetResult) {
-	if r.Load != nil {
-		l := r.Load
-		verb := "loaded"
-		if l.Replaced != "" {
-			verb = "replaced the " + map[string]string{"empty": "empty", "recreated": "existing"}[l.Replaced] + " index and loaded"
-		}
-		var notes string
-		if l.IndexInAction {
-			notes += ", action lines name _index"
-		}
-		if l.CountWaited > 0 {
-			notes += fmt.Sprintf(", waited %s for the count", l.CountWaited.Round(time.Millisecond))
-		}
-		fmt.Fprintf(w, "%s  %s  index %s: %s %d documents in %d batches (%d retries%s), %s\n",
-			r.Name, r.URL, l.Index, verb, l.Documents, l.Batches, l.Retries, notes, l.Took.Round(time.Millisecond))
-		// Every batch of an engine may be odd alike: the first few say what, --json has all.
-		const shown = 5
-		for i, warn := range l.Warnings {
-			if i == shown {
-				fmt.Fprintf(w, "%s  warning: and %d more (--json lists them all)\n", r.Name, len(l.Warnings)-shown)
-				break
-			}
-			fmt.Fprintf(w, "%s  warning: %s\n", r.Name, warn)
-		}
-	}
-	if p := r.Probe; p != nil {
-		id := p.Identity
-		who := strings.TrimSpace(id.Distribution + " " + id.Version)
-		if who == "" {
-			who = "unidentified (" + id.Error + ")"
-		}
-		fmt.Fprintf(w, "%s  %s  %s, index %s: count %d, %s\n", r.Name, r.URL, who, p.Index, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
-	}
-}
-
-func printQdrantResult(w io.Writer, r *loadQdrantResult) {
-	if l := r.Load; l != nil {
-		verb := "loaded"
-		if l.Replaced != "" {
-			verb = "replaced the " + map[string]string{"empty": "empty", "recreated": "existing"}[l.Replaced] + " collection and loaded"
-		}
-		fmt.Fprintf(w, "qdrant  %s  collection %s: %s %d points in %d batches of %d, %d payload indexes, %s\n",
-			r.Addr, l.Collection, verb, l.Points, l.Batches, l.BatchPoints, len(l.Indexes), l.Took.Round(time.Millisecond))
-		for _, warn := range l.Warnings {
-			fmt.Fprintf(w, "qdrant  warning: %s\n", warn)
-		}
-	}
-	if p := r.Probe; p != nil {
-		fmt.Fprintf(w, "qdrant  %s  qdrant %s, collection %s %s: count %d, %s\n", r.Addr, r.Server.Version, p.Collection, p.Status, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
-	}
-}
-
-func sampleLine(s load.Fingerprint, intact bool, problems []load.Problem) string {
-	line := fmt.Sprintf("sample sha256 %s (%d documents, every %d)", s.SHA256, s.Docs, s.Every)
-	if intact {
-		return line + ": intact"
-	}
-	var ps []string
-	for i, p := range problems {
-		if i == 3 {
-			ps = append(ps, fmt.Sprintf("and %d more", len(problems)-3))
-			break
-		}
-		ps = append(ps, p.String())
-	}
-	return line + ": NOT INTACT: " + strings.Join(ps, "; ")
-}
-
-// linePrefixer writes each line with a prefix: progress from several engines stays apart.
-type linePrefixer struct {
-	w      io.Writer
-	prefix string
-	buf    bytes.Buffer
-}
-
-func (p *linePrefixer) Write(b []byte) (int, error) {
-	p.buf.Write(b)
-	for {
-		line, err := p.buf.ReadBytes('\n')
-		if err != nil {
-			p.buf.Write(line) // an unfinished line waits for its end
-			return len(b), nil
-		}
-		if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, line); err != nil {
-			return 0, err
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/report"
@@ -137,33 +136,9 @@ recording made with "conform oracle record".`,
 	if err := report.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 		return infraErr("writing %s: %v", *out, err)
 	}
-	printExpectations(e, x, f, took)
+	report.Expectations(e.stdout, e.stderr, x, took)
 	fmt.Fprintf(e.stdout, "wrote     %s\n", *out)
 	return nil
-}
-
-func printExpectations(e *env, x *oracle.Expectations, f *fixtures.Fixtures, took time.Duration) {
-	fmt.Fprintf(e.stdout, "oracle    %s\n", x.Source)
-	if x.Engine != nil {
-		fmt.Fprintf(e.stdout, "engine    %s\n", x.Engine)
-	}
-	fmt.Fprintf(e.stdout, "settings  index %s, track_total_hits %s\n", x.Settings.Index, x.Settings.TrackTotalHits)
-	counts := map[string]int{}
-	for _, c := range x.Cases {
-		counts[c.Request.Op]++
-	}
-	var parts []string
-	for _, op := range fixtures.Ops {
-		parts = append(parts, fmt.Sprintf("%s %d", op, counts[op]))
-	}
-	fmt.Fprintf(e.stdout, "cases     %d (%s)\n", len(x.Cases), strings.Join(parts, ", "))
-	warnings := x.Warnings()
-	fmt.Fprintf(e.stdout, "warnings  %d\n", len(warnings))
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	fmt.Fprintf(e.stdout, "hash      sha256 %s\n", x.Hash())
-	fmt.Fprintf(e.stdout, "time      %s\n", took.Round(time.Millisecond))
 }
 
 func oracleRecord(ctx context.Context, e *env, args []string) error {
@@ -219,7 +194,7 @@ the URL is sent as basic auth and never printed.`,
 	if err := report.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 		return infraErr("writing %s: %v", *out, err)
 	}
-	printExpectations(e, rec.Expectations, f, time.Since(start))
+	report.Expectations(e.stdout, e.stderr, rec.Expectations, time.Since(start))
 	fmt.Fprintf(e.stdout, "wrote     %s\n", *out)
 	return nil
 }

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/runner"
-	"github.com/conform-dev/conform/internal/buildinfo"
 )
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
@@ -81,11 +79,11 @@ interrupted run.`,
 		return err
 	}
 	defer stop()
-	lab, err := lf.open(ctx, e, ts, f)
+	lb, err := lf.open(ctx, e, f)
 	if err != nil {
 		return err
 	}
-	defer lab.Close()
+	defer lb.Close()
 
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
 	x, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
@@ -99,7 +97,7 @@ interrupted run.`,
 	prog := newProgress(e, *noProgress)
 	started := time.Now().UTC()
 	r := &runner.Run{
-		Settings: settings, Suite: suite, Targets: ts, Ready: lab.ready,
+		Settings: settings, Suite: suite, Targets: ts, Ready: lb.Ready,
 		OnTrial:  func(res *report.Results) error { return report.WriteResults(dir, res) },
 		Progress: prog.event,
 	}
@@ -108,12 +106,12 @@ interrupted run.`,
 	if res == nil {
 		return infra(runErr)
 	}
-	man := newManifest("run", res, lab.environment(ctx), started)
-	man.Trials = trialRecords(res)
+	man := report.NewManifest("run", res, lb.Environment(ctx), started, os.Args)
+	man.Trials = report.TrialRecords(res)
 	if err := report.WriteAll(dir, res, man); err != nil {
 		return infra(fmt.Errorf("writing results into %s: %w", dir, err))
 	}
-	printRunSummary(e, res, dir)
+	report.RunSummary(e.stdout, res, dir)
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
 	}
@@ -121,74 +119,6 @@ interrupted run.`,
 		return failed("%d responses failed the strict check; see %s", n, filepath.Join(dir, report.MarkdownFile))
 	}
 	return nil
-}
-
-// newManifest builds the evidence a run or experiment leaves.
-func newManifest(kind string, res *report.Results, environment map[string]map[string]string, created time.Time) *report.Manifest {
-	return &report.Manifest{
-		Format: report.ManifestFormat, Kind: kind, Tool: buildinfo.Get(), Methodology: res.Methodology,
-		CreatedAt: created, Command: report.RedactArgs(os.Args), Settings: res.Settings, Fixtures: res.Fixtures,
-		Oracle: res.Oracle, Targets: res.Targets, Host: report.HostFacts(), Environment: environment, Complete: res.Complete,
-	}
-}
-
-func trialRecords(res *report.Results) []report.TrialRecord {
-	var out []report.TrialRecord
-	for _, c := range res.Cells {
-		for _, t := range c.Trials {
-			out = append(out, report.TrialRecord{Target: c.Target, Op: c.Op, Clients: c.Clients, Trial: t})
-		}
-	}
-	return out
-}
-
-// printRunSummary prints the p50 table and where the outputs are.
-func printRunSummary(e *env, res *report.Results, dir string) {
-	names := make([]string, len(res.Targets))
-	for i, t := range res.Targets {
-		names[i] = t.Name
-	}
-	fmt.Fprintf(e.stdout, "\np50 latency (ms), median of %d trials, %s\n\n", res.Settings.Trials, clientsLabel(res.Settings.Clients))
-	w := 26
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s", w, "Operation")
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-17s", n)
-	}
-	fmt.Fprintln(e.stdout, strings.TrimRight(b.String(), " "))
-	for _, op := range res.Settings.Ops {
-		b.Reset()
-		fmt.Fprintf(&b, "%-*s", w, report.OpLabel(op))
-		for _, t := range names {
-			var parts []string
-			for _, n := range res.Settings.Clients {
-				if c := res.Cell(t, op, n); c != nil && len(c.Trials) > 0 {
-					parts = append(parts, report.Ms(c.MedianP50Ms))
-				} else {
-					parts = append(parts, "–")
-				}
-			}
-			fmt.Fprintf(&b, "  %-17s", strings.Join(parts, " / "))
-		}
-		fmt.Fprintln(e.stdout, strings.TrimRight(b.String(), " "))
-	}
-	fmt.Fprintf(e.stdout, "\n%d responses passed and were timed; %d failed the check.\n", res.TotalPassed(), res.TotalFailed())
-	if !res.Complete {
-		fmt.Fprintf(e.stdout, "INCOMPLETE: %s\n", res.Incomplete)
-	}
-	fmt.Fprintf(e.stdout, "Results in %s: %s, %s, %s, %s, %s\n", dir, report.MarkdownFile, report.HTMLFile, report.ResultsFile, report.ManifestFile, report.BenchstatFile)
-}
-
-func clientsLabel(cs []int) string {
-	parts := make([]string, len(cs))
-	for i, n := range cs {
-		if n == 1 {
-			parts[i] = "1 client"
-		} else {
-			parts[i] = fmt.Sprintf("%d clients", n)
-		}
-	}
-	return strings.Join(parts, " / ")
 }
 
 // progress shows where a run is, on one rewritten line of stderr when it is a terminal.
@@ -214,7 +144,7 @@ func (p *progress) event(ev runner.Event) {
 		eta = time.Duration(float64(elapsed) / float64(ev.Done) * float64(ev.Total-ev.Done))
 	}
 	fmt.Fprintf(p.e.stderr, "\r\033[K[%d/%d] trial %d/%d %-6s %-10s %-12s failed %d  eta %s",
-		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, clientsLabel([]int{ev.Clients}), ev.Target, p.failed, eta.Round(time.Second))
+		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, report.ClientsLabel([]int{ev.Clients}), ev.Target, p.failed, eta.Round(time.Second))
 }
 
 func (p *progress) done() {

@@ -1,13 +1,17 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/suite"
+	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
 )
 
 // Verification writes `conform oracle verify`'s report: each case where the embedded oracle
@@ -75,4 +79,57 @@ func ShowBody(w io.Writer, title string, status int, body []byte, paths []string
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", IndentJSON(body))
+}
+
+// SameNote says how an actual body with no differences relates to the expected bytes: byte
+// for byte, byte for byte but for took, or equal as JSON values only.
+func SameNote(want, got []byte) string {
+	switch {
+	case bytes.Equal(want, got):
+		return " (byte for byte)"
+	case bytes.Equal(withoutTook(want), withoutTook(got)):
+		return " (byte for byte but for took)"
+	}
+	return " (as JSON values; the bytes differ in layout)"
+}
+
+// withoutTook drops the value of a leading "took", which varies from answer to answer.
+func withoutTook(b []byte) []byte {
+	const prefix = `{"took":`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return b
+	}
+	i := len(prefix)
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return b[i:]
+}
+
+// Expectations writes what an oracle answered, as `conform oracle expect` and `record` print
+// it: the source, the engine's identity, the settings, the cases by operation, the number of
+// warnings, the hash run manifests record, and the time taken; each warning goes to
+// warnings as it is counted, on a line of its own ("warning: ...").
+func Expectations(w, warnings io.Writer, x *oracle.Expectations, took time.Duration) {
+	fmt.Fprintf(w, "oracle    %s\n", x.Source)
+	if x.Engine != nil {
+		fmt.Fprintf(w, "engine    %s\n", x.Engine)
+	}
+	fmt.Fprintf(w, "settings  index %s, track_total_hits %s\n", x.Settings.Index, x.Settings.TrackTotalHits)
+	counts := map[string]int{}
+	for _, c := range x.Cases {
+		counts[c.Request.Op]++
+	}
+	var parts []string
+	for _, op := range fixtures.Ops {
+		parts = append(parts, fmt.Sprintf("%s %d", op, counts[op]))
+	}
+	fmt.Fprintf(w, "cases     %d (%s)\n", len(x.Cases), strings.Join(parts, ", "))
+	ws := x.Warnings()
+	fmt.Fprintf(w, "warnings  %d\n", len(ws))
+	for _, warn := range ws {
+		fmt.Fprintf(warnings, "warning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "hash      sha256 %s\n", x.Hash())
+	fmt.Fprintf(w, "time      %s\n", took.Round(time.Millisecond))
 }

@@ -127,3 +127,32 @@ func benchName(s string) string {
 		return r
 	}, s)
 }
+
+// WriteExperiment writes an experiment's files into dir: results.json (every round merged),
+// report.md, report.html, benchstat.txt, verdict.json and manifest.json, each atomically.
+func WriteExperiment(dir string, rep *Experiment, man *Manifest) error {
+	if err := WriteResults(dir, rep.Results); err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		MarkdownFile:  ExperimentMarkdown(rep),
+		HTMLFile:      ExperimentHTML(rep),
+		BenchstatFile: Benchstat(rep.Results),
+	}
+	v, err := MarshalJSON(VerdictOf(rep))
+	if err != nil {
+		return err
+	}
+	files[VerdictFile] = v
+	m, err := MarshalJSON(man)
+	if err != nil {
+		return err
+	}
+	files[ManifestFile] = m
+	for name, data := range files {
+		if err := WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -10,4 +10,9 @@
 // passing responses, failures, wall time); it computes no quantiles (conformance/stats does),
 // does not know how the check works, and does not decide rounds, interleaving or readiness,
 // which are the run orchestration's.
+//
+// The orchestration is here too: Run (readiness through a Ready hook, rotation, cells,
+// results rewritten after every trial) and Experiment (paired rounds in ABBA order, with
+// WritePlan for a dry run and ShellSwitch to switch a one-URL variant between rounds). Whether
+// a target is ready is conformance/lab's decision, passed in as the hook.
 package runner

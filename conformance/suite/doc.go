@@ -1,8 +1,9 @@
 // Package suite is one strict pass of the workload against a target: it prepares every case's
 // request from the oracle's expectations (an after case's cursor from the page it continues),
 // sends each once on one connection, checks the response with conformance's strict check and
-// collects the outcomes. It also verifies the embedded oracle against a live Elasticsearch
-// with that same check (Verify), and serves the embedded engine loaded with the corpus.
+// collects the outcomes; One does the same for a single case (conform explain). It also
+// verifies the embedded oracle against a live Elasticsearch with that same check (Verify), and
+// serves the embedded engine loaded with the corpus.
 //
 // It sits between the oracle and the reports: it takes fixtures, expectations and a target,
 // and hands on a Run of Outcomes (failures are values, never errors) that conformance/report

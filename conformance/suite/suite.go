@@ -238,3 +238,28 @@ func (r *Run) Failing() []*Outcome {
 	}
 	return out
 }
+
+// One sends one prepared case once, untimed, through go-elasticsearch's transport over a
+// lean connection (as Check does), and checks the response under opts. A request that gets
+// no response is an Outcome with its Fault, scrubbed of credentials; the error is for a
+// request that could not be sent at all.
+func One(ctx context.Context, t *target.Target, c *fixtures.Case, req fixtures.Request, want *conformance.Expectation, opts *conformance.Options) (*Outcome, error) {
+	prepared, err := t.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := t.Open(ctx, target.LayerLeanTransport, []*target.Prepared{prepared})
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, t.Scrub(err))
+	}
+	defer conn.Close()
+	o := &Outcome{Case: c, Request: req, Want: want}
+	ex, err := conn.Exchange(0)
+	if err != nil {
+		o.Fault = t.Scrub(err)
+		return o, nil
+	}
+	o.Status, o.Body, o.Latency = ex.Status, append([]byte(nil), ex.Body...), ex.Latency()
+	o.Result = want.Check(ex.Status, ex.Body, opts)
+	return o, nil
+}
