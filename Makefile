@@ -83,7 +83,7 @@ bench:
 # apt-get install -y wrk), and the Go benchmarks of each request layer and of checking.
 bench-overhead: build
 	$(BIN) overhead --duration 3s --rounds 5
-	$(GO) test -run '^$$' -bench 'Layers|CheckCost' -benchtime 20000x ./conformance/runner/
+	$(GO) test -run '^$$' -bench 'Layers|CheckCost|TimedPath' -benchtime 20000x ./conformance/runner/
 
 clean:
 	rm -rf bin results
