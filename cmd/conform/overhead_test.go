@@ -28,6 +28,11 @@ func TestOverheadRejectsBadFlags(t *testing.T) {
 		{"--duration", "0s"},
 		{"--rounds", "0"},
 		{"--check", "maybe"},
+		{"--server", "nope"},
+		{"--serve", "nope"},
+		{"--server-pid", "1"},
+		{"--server", "static", "--target", "x=http://127.0.0.1:1"},
+		{"--target", "a=http://127.0.0.1:1", "--target", "b=http://127.0.0.1:2"},
 		{"extra"},
 	} {
 		if code, _, _ := runOverheadCLI(t, args...); code != exitUsage {
