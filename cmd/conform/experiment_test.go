@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/oracle/engine"
 )
 
 // experimentEnv keeps an end-to-end experiment short: two cells, few requests.
@@ -37,7 +38,7 @@ func runExperiment(t *testing.T, candidateDelay time.Duration) (int, string, rep
 	defer base.Close()
 	var candidate http.Handler = loadedEngine(t)
 	if candidateDelay > 0 {
-		candidate = delayReads(candidate, candidateDelay) // conform serve --delay's proxy
+		candidate = engine.DelayReads(candidate, candidateDelay) // conform serve --delay's proxy
 	}
 	cand := httptest.NewServer(candidate)
 	defer cand.Close()

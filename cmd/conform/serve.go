@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/oracle/engine"
@@ -67,8 +65,8 @@ measured on this host is printed at start.`,
 		return usageErr("--delay must not be negative")
 	}
 	if *delay > 0 {
-		h = delayReads(eng, *delay)
-		fmt.Fprintf(e.stderr, "conform serve: every read waits %s first (%s measured on this host)\n", *delay, measuredDelay(*delay))
+		h = engine.DelayReads(eng, *delay)
+		fmt.Fprintf(e.stderr, "conform serve: every read waits %s first (%s measured on this host)\n", *delay, engine.MeasuredDelay(*delay))
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "conform serve: embedded engine (Elasticsearch %s API subset) on http://%s\n", engine.Version, ln.Addr())
@@ -86,33 +84,4 @@ measured on this host is printed at start.`,
 		}
 		return &exitError{code: exitUsage, err: fmt.Errorf("serving: %w", err)}
 	}
-}
-
-// delayReads waits d before serving a read (a path ending in _search or _count, or holding
-// _doc with GET), as a slower engine would.
-func delayReads(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if strings.HasSuffix(p, "/_search") || strings.HasSuffix(p, "/_count") || r.Method == http.MethodGet && strings.Contains(p, "/_doc/") {
-			preciseSleep(d)
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// measuredDelay is the median of a few waits of d: what a read really waits, overshoot
-// included, so a user comparing latencies knows the delay they added.
-func measuredDelay(d time.Duration) time.Duration {
-	n := 9
-	if d > 10*time.Millisecond {
-		n = 1
-	}
-	xs := make([]time.Duration, n)
-	for i := range xs {
-		start := time.Now()
-		preciseSleep(d)
-		xs[i] = time.Since(start)
-	}
-	slices.Sort(xs)
-	return xs[n/2].Round(time.Microsecond)
 }

@@ -14,4 +14,7 @@
 // scripts, other aggregations, several shards...) answers 400 with the type
 // conform_unsupported_exception, and PageTies tells an oracle when a page boundary splits
 // documents equal on every sort key, whose order a real cluster may not share.
+//
+// DelayReads wraps the engine (or any handler) to wait a fixed time before each read, as
+// conform serve --delay does for a deliberately slower candidate.
 package engine

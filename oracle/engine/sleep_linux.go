@@ -1,6 +1,6 @@
-//go:build unix
+//go:build linux
 
-package main
+package engine
 
 import (
 	"syscall"
