@@ -63,9 +63,9 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	if err != nil {
 		return err
 	}
-	opList, err := parseOps(*ops)
+	opList, err := fixtures.ParseOps(*ops)
 	if err != nil {
-		return err
+		return usageErr("--ops: %v", err)
 	}
 	totalHits, err := fixtures.ParseTotalHits(*tth)
 	if err != nil {
@@ -129,18 +129,6 @@ func envOr(e *env, name, def string) string {
 		return v
 	}
 	return def
-}
-
-func parseOps(s string) ([]string, error) {
-	var out []string
-	for _, op := range strings.Split(s, ",") {
-		op = strings.TrimSpace(op)
-		if !contains(fixtures.Ops, op) {
-			return nil, usageErr("--ops: unknown operation %q (want %s)", op, strings.Join(fixtures.Ops, ", "))
-		}
-		out = append(out, op)
-	}
-	return out, nil
 }
 
 // explainCommand rebuilds the `conform explain` command line that reproduces one case of a

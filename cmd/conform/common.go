@@ -148,9 +148,9 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 
 func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 	s := runner.Settings{Requests: r.requests, Trials: r.trials, Warmup: r.warmup, Timeout: timeout, Keep: r.keep}
-	ops, err := parseOps(r.ops)
+	ops, err := fixtures.ParseOps(r.ops)
 	if err != nil {
-		return s, err
+		return s, usageErr("--ops: %v", err)
 	}
 	s.Ops = ops
 	for _, c := range strings.Split(r.clients, ",") {

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/conform-dev/conform/fixtures"
 )
@@ -52,7 +50,7 @@ file name and line or field, and conform exits 2.`,
 	opts := fixtures.DefaultOptions
 	opts.Seed, opts.Documents, opts.Variant = *seed, *docs, *variant
 	if *cases != "" {
-		c, err := parseCaseCounts(*cases)
+		c, err := fixtures.ParseCaseCounts(*cases)
 		if err != nil {
 			return usageErr("--cases: %v", err)
 		}
@@ -83,30 +81,4 @@ func loadFixtures(dir string) (*fixtures.Fixtures, error) {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("fixtures: %w", err)}
 	}
 	return f, nil
-}
-
-func parseCaseCounts(s string) (fixtures.CaseCounts, error) {
-	c := fixtures.CaseCounts{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		n, err := strconv.Atoi(v)
-		if !ok || err != nil || n < 0 {
-			return c, fmt.Errorf("%q is not op=N", part)
-		}
-		switch k {
-		case fixtures.OpGet:
-			c.Get = n
-		case fixtures.OpPage:
-			c.Page = n
-		case fixtures.OpAfter:
-			c.After = n
-		case fixtures.OpTerms:
-			c.Terms = n
-		case fixtures.OpCounts:
-			c.Counts = n
-		default:
-			return c, fmt.Errorf("unknown operation %q (want %s)", k, strings.Join(fixtures.Ops, ", "))
-		}
-	}
-	return c, nil
 }
