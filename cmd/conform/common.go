@@ -153,12 +153,8 @@ func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 		return s, usageErr("--ops: %v", err)
 	}
 	s.Ops = ops
-	for _, c := range strings.Split(r.clients, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			return s, usageErr("--clients: %q is not a positive integer", c)
-		}
-		s.Clients = append(s.Clients, n)
+	if s.Clients, err = runner.ParseClients(r.clients); err != nil {
+		return s, usageErr("--clients: %v", err)
 	}
 	tth, err := fixtures.ParseTotalHits(r.tth)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,21 @@ type Settings struct {
 	// Layer is how timed requests are sent (the zero value is target.LayerLean, conform's
 	// lean path). It is recorded with the results: runs on different layers are not combined.
 	Layer target.Layer
+}
+
+// ParseClients reads a comma-separated list of concurrency levels, such as "1,8". Spaces
+// around a level are ignored; each must be a positive integer. Whether a level fits the
+// requests is Validate's question.
+func ParseClients(s string) ([]int, error) {
+	var out []int
+	for _, c := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", c)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // Validate reports settings no run can use.
