@@ -123,18 +123,10 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		if !ok {
 			return usageErr("--oracle %q: want embedded or live:URL", *oracleSpec)
 		}
-		src, err := oracleSource(*oracleSpec, topts)
-		if err != nil {
-			return err
-		}
-		oracleName = src.Name()
-		o := topts
-		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
-		ts, err := parseTargets([]string{"oracle=" + u}, o)
-		if err != nil {
+		if oracleTarget, err = suite.LiveOracle(u, topts); err != nil {
 			return usageErr("--oracle: %v", err)
 		}
-		oracleTarget = ts[0]
+		oracleName = "live:" + oracleTarget.Redacted()
 	}
 	f, err := loadFixtures(*fixturesDir)
 	if err != nil {

@@ -3,7 +3,8 @@
 // sends each once on one connection, checks the response with conformance's strict check and
 // collects the outcomes; One does the same for a single case (conform explain). It also
 // verifies the embedded oracle against a live Elasticsearch with that same check (Verify), and
-// serves the embedded engine loaded with the corpus.
+// serves the embedded engine loaded with the corpus. OracleSource resolves an oracle spec, and
+// LiveOracle reaches a live one without the target's credentials.
 //
 // It sits between the oracle and the reports: it takes fixtures, expectations and a target,
 // and hands on a Run of Outcomes (failures are values, never errors) that conformance/report

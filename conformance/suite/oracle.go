@@ -20,14 +20,21 @@ import (
 // never with the target's own credentials or index.
 func OracleSource(spec string, o target.Options) (oracle.Source, error) {
 	if url, ok := strings.CutPrefix(spec, "live:"); ok {
-		o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
-		t, err := target.Parse("oracle="+url, o)
+		t, err := LiveOracle(url, o)
 		if err != nil {
 			return nil, err
 		}
 		return &oracle.Live{Endpoint: Endpoint(t)}, nil
 	}
 	return oracle.ParseSource(spec)
+}
+
+// LiveOracle is the target named "oracle" through which a live oracle at url is reached: with
+// o's CA, TLS and timeout options and url's own userinfo, but never with the target's
+// credentials or index, which are dropped from o.
+func LiveOracle(url string, o target.Options) (*target.Target, error) {
+	o.Username, o.Password, o.APIKey, o.Index = "", "", "", ""
+	return target.Parse("oracle="+url, o)
 }
 
 // Expect computes the expected responses of f's workload from src, once, before anything is
