@@ -141,7 +141,7 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if u, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
 		// The oracle's curl reads its credentials from variables of its own, so both commands
 		// work in one shell when target and oracle need different ones.
-		if ot, err := target.Parse("oracle="+u, target.Options{CAFile: topts.CAFile, Insecure: topts.Insecure}); err == nil {
+		if ot, err := suite.LiveOracle(u, topts); err == nil {
 			if oreq, err := c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor); err == nil {
 				fmt.Fprintf(w, "curl for the oracle:\n")
 				if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
