@@ -173,15 +173,6 @@ func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 	return s, nil
 }
 
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // oracleSource resolves --oracle: a bad spec is a usage error.
 func oracleSource(spec string, topts target.Options) (oracle.Source, error) {
 	src, err := suite.OracleSource(spec, topts)

@@ -87,31 +87,18 @@ func readResultsFile(path string) (*report.Results, error) {
 	return r, infra(err)
 }
 
+// pairTargets is report.PairTargets with --a and --b checked first and an empty pairing
+// refused: both are usage errors.
 func pairTargets(a, b *report.Results, nameA, nameB string) ([][2]string, error) {
-	ta, tb := a.TargetNames(), b.TargetNames()
-	switch {
-	case nameA != "" || nameB != "":
-		if nameA == "" || nameB == "" {
-			return nil, usageErr("--a and --b go together")
-		}
-		if !contains(ta, nameA) {
-			return nil, usageErr("run A has no target %q (it has %s)", nameA, strings.Join(ta, ", "))
-		}
-		if !contains(tb, nameB) {
-			return nil, usageErr("run B has no target %q (it has %s)", nameB, strings.Join(tb, ", "))
-		}
-		return [][2]string{{nameA, nameB}}, nil
-	case len(ta) == 1 && len(tb) == 1:
-		return [][2]string{{ta[0], tb[0]}}, nil
+	if (nameA == "") != (nameB == "") {
+		return nil, usageErr("--a and --b go together")
 	}
-	var pairs [][2]string
-	for _, n := range ta {
-		if contains(tb, n) {
-			pairs = append(pairs, [2]string{n, n})
-		}
+	pairs, err := report.PairTargets(a, b, nameA, nameB)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	if len(pairs) == 0 {
-		return nil, usageErr("no target is in both runs (A: %s; B: %s): pick them with --a and --b", strings.Join(ta, ", "), strings.Join(tb, ", "))
+		return nil, usageErr("no target is in both runs (A: %s; B: %s): pick them with --a and --b", strings.Join(a.TargetNames(), ", "), strings.Join(b.TargetNames(), ", "))
 	}
 	return pairs, nil
 }

@@ -2,10 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -75,6 +78,36 @@ func shortValue(v any) string {
 
 // TargetNames lists the targets in the results' order.
 func (r *Results) TargetNames() []string { return targetNames(r) }
+
+// PairTargets picks the targets of runs a and b to compare, each pair a name in a and a name
+// in b: nameA with nameB when they are given (both or neither), the only target of each run
+// when each has one, or else every name the two runs share, in a's order. No pairs and no
+// error mean the runs share no target.
+func PairTargets(a, b *Results, nameA, nameB string) ([][2]string, error) {
+	ta, tb := a.TargetNames(), b.TargetNames()
+	switch {
+	case nameA != "" || nameB != "":
+		if nameA == "" || nameB == "" {
+			return nil, errors.New("name a target of both runs or of neither")
+		}
+		if !slices.Contains(ta, nameA) {
+			return nil, fmt.Errorf("run A has no target %q (it has %s)", nameA, strings.Join(ta, ", "))
+		}
+		if !slices.Contains(tb, nameB) {
+			return nil, fmt.Errorf("run B has no target %q (it has %s)", nameB, strings.Join(tb, ", "))
+		}
+		return [][2]string{{nameA, nameB}}, nil
+	case len(ta) == 1 && len(tb) == 1:
+		return [][2]string{{ta[0], tb[0]}}, nil
+	}
+	var pairs [][2]string
+	for _, n := range ta {
+		if slices.Contains(tb, n) {
+			pairs = append(pairs, [2]string{n, n})
+		}
+	}
+	return pairs, nil
+}
 
 // TrialP50s gives each cell of the named target its trial p50s, the trials without a passing
 // response left out: experiment.Compare's input.

@@ -75,3 +75,37 @@ func TestTrialP50s(t *testing.T) {
 		t.Error("a target not in the run has cells")
 	}
 }
+
+func TestPairTargets(t *testing.T) {
+	run := func(names ...string) *Results {
+		r := &Results{}
+		for _, n := range names {
+			r.Targets = append(r.Targets, Target{Name: n})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		why          string
+		a, b         *Results
+		nameA, nameB string
+		want         [][2]string
+		wantErr      string
+	}{
+		{"one target each, whatever their names", run("gw"), run("es"), "", "", [][2]string{{"gw", "es"}}, ""},
+		{"shared names pair up in A's order", run("es", "gw", "os"), run("gw", "es"), "", "", [][2]string{{"es", "es"}, {"gw", "gw"}}, ""},
+		{"no shared name is no pairs, not an error", run("a1", "a2"), run("b1"), "", "", nil, ""},
+		{"named targets win over shared names", run("es", "gw"), run("es", "gw"), "gw", "es", [][2]string{{"gw", "es"}}, ""},
+		{"a name missing from A lists A's targets", run("es", "gw"), run("gw"), "os", "gw", nil, `run A has no target "os" (it has es, gw)`},
+		{"a name missing from B lists B's targets", run("gw"), run("es", "gw"), "gw", "os", nil, `run B has no target "os" (it has es, gw)`},
+		{"one name alone", run("gw"), run("gw"), "gw", "", nil, "name a target of both runs or of neither"},
+	} {
+		got, err := PairTargets(tc.a, tc.b, tc.nameA, tc.nameB)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if gotErr != tc.wantErr || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: PairTargets = %q, %q; want %q, %q", tc.why, got, gotErr, tc.want, tc.wantErr)
+		}
+	}
+}
