@@ -191,12 +191,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
 		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
 	man := report.NewManifest("experiment", merged, lb.Environment(ctx), started, os.Args)
-	for _, rr := range done {
-		info := report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch}
-		rep.Rounds = append(rep.Rounds, info)
-		man.Rounds = append(man.Rounds, report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started,
-			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: report.TrialRecords(rr.Results)})
-	}
+	rep.Rounds, man.Rounds = runner.ReportRounds(done)
 	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}

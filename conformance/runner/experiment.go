@@ -248,6 +248,17 @@ func AARecord(rounds []RoundResult, variant, source string) *experiment.AARecord
 	return rec
 }
 
+// ReportRounds describes finished rounds twice: as the experiment's report lists them and as
+// its manifest records them, with each round's target identities, probes and trials.
+func ReportRounds(rounds []RoundResult) (listed []report.RoundInfo, recorded []report.Round) {
+	for _, rr := range rounds {
+		listed = append(listed, report.RoundInfo{Round: rr.Round, Role: string(rr.Variant), Label: rr.Label, StartedAt: rr.Started, FinishedAt: rr.Finished, Switch: rr.Switch})
+		recorded = append(recorded, report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started,
+			FinishedAt: rr.Finished, Targets: rr.Results.Targets, Switch: rr.Switch, Trials: report.TrialRecords(rr.Results)})
+	}
+	return listed, recorded
+}
+
 // MarshalAA writes an A/A record as JSON.
 func MarshalAA(rec *experiment.AARecord) ([]byte, error) { return json.MarshalIndent(rec, "", "  ") }
 
