@@ -145,10 +145,7 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 		}
 		defer stop()
 		spec, o.ServerPID = "loopback="+url, cmd.Process.Pid
-		o.ServerNote = fmt.Sprintf("the embedded engine holding the corpus (%d documents), in a separate process", len(f.Docs))
-		if *server == overhead.ServerStatic {
-			o.ServerNote = fmt.Sprintf("STATIC: a separate process answering every request with a fixed 20-hit search response (%d bytes); not the path a user times", len(overhead.StaticPage()))
-		}
+		o.ServerNote = overhead.LoopbackNote(*server, len(f.Docs))
 	}
 	tg, err := target.Parse(spec, topts)
 	if err != nil {
@@ -156,7 +153,7 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 	}
 	o.Target = tg
 	if len(targets) == 1 {
-		o.ServerNote = fmt.Sprintf("yours: %s at %s", tg.Name, tg.URL(""))
+		o.ServerNote = overhead.TargetNote(tg)
 	}
 	if *server == overhead.ServerStatic {
 		o.Workload, err = overhead.StaticWorkload(tg, *check)

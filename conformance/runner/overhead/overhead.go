@@ -113,6 +113,18 @@ const (
 	ServerStatic = "static"
 )
 
+// LoopbackNote is what the report says about the loopback server of kind (ServerEngine or
+// ServerStatic) that conform started in a process of its own; docs is the corpus's size.
+func LoopbackNote(kind string, docs int) string {
+	if kind == ServerStatic {
+		return fmt.Sprintf("STATIC: a separate process answering every request with a fixed 20-hit search response (%d bytes); not the path a user times", len(StaticPage()))
+	}
+	return fmt.Sprintf("the embedded engine holding the corpus (%d documents), in a separate process", docs)
+}
+
+// TargetNote is what the report says about a server the user gave as the target.
+func TargetNote(t *target.Target) string { return fmt.Sprintf("yours: %s at %s", t.Name, t.URL("")) }
+
 // ServeEngine is the engine server process: it loads f into the embedded engine, prints its
 // URL on stdout and serves until stdin closes.
 func ServeEngine(stdout io.Writer, stdin io.Reader, f *fixtures.Fixtures) error {
@@ -215,6 +227,7 @@ type Options struct {
 	Duration   time.Duration
 	Rounds     int
 	AllLayers  bool
+	// ServerNote describes the server in the report (LoopbackNote, TargetNote).
 	ServerNote string
 	// ServerPID is the server's process, whose CPU time is read from /proc (Linux); 0 when
 	// it is not known, and the server's CPU is then not reported.

@@ -180,3 +180,22 @@ func TestParseStat(t *testing.T) {
 		}
 	}
 }
+
+// TestServerNotes pins what the report says about each server: the static page's note must
+// say it is not a user's path.
+func TestServerNotes(t *testing.T) {
+	tg, err := target.Parse("gw=http://u:secret@127.0.0.1:8080/es", target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ why, got, want string }{
+		{"the engine names the corpus's size", LoopbackNote(ServerEngine, 5000), "the embedded engine holding the corpus (5000 documents), in a separate process"},
+		{"the static page is flagged as not a user's path", LoopbackNote(ServerStatic, 5000),
+			fmt.Sprintf("STATIC: a separate process answering every request with a fixed 20-hit search response (%d bytes); not the path a user times", len(StaticPage()))},
+		{"a user's target is named without its password", TargetNote(tg), "yours: gw at http://127.0.0.1:8080/es"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.why, tc.got, tc.want)
+		}
+	}
+}
