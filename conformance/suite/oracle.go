@@ -3,10 +3,10 @@ package suite
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/target"
@@ -52,38 +52,25 @@ func Expect(ctx context.Context, src oracle.Source, f *fixtures.Fixtures, tth fi
 
 // Endpoint lets the oracle reach a live engine through a target's transport; its name and
 // errors are redacted.
-func Endpoint(t *target.Target) oracle.Endpoint { return endpoint{t} }
+func Endpoint(t *target.Target) oracle.Endpoint { return &endpoint{t: t} }
 
-type endpoint struct{ t *target.Target }
+type endpoint struct {
+	t    *target.Target
+	once sync.Once
+	do   func(ctx context.Context, method, path string, body []byte) (int, []byte, error)
+	err  error
+}
 
-func (p endpoint) Name() string { return p.t.Redacted() }
+func (p *endpoint) Name() string { return p.t.Redacted() }
 
-func (p endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	tp, err := p.t.Transport()
-	if err != nil {
-		return 0, nil, err
+// Do sends the request through one transport made on first use, so a verify or record run
+// reuses its connections instead of dialling for every case.
+func (p *endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	p.once.Do(func() { p.do, p.err = p.t.Doer() })
+	if p.err != nil {
+		return 0, nil, p.err
 	}
-	var rd io.Reader
-	if body != nil {
-		rd = strings.NewReader(string(body))
-	}
-	req, err := http.NewRequestWithContext(ctx, method, path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := tp.Perform(req)
-	if err != nil {
-		return 0, nil, p.t.Scrub(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, target.MaxBody))
-	if err != nil {
-		return 0, nil, p.t.Scrub(err)
-	}
-	return resp.StatusCode, out, nil
+	return p.do(ctx, method, path, body)
 }
 
 // Engine is a fresh embedded engine loaded with f's corpus under the workload's index: an

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,40 @@ func (t *Target) Client() (*elasticsearch.Client, error) {
 		return nil, err
 	}
 	return &elasticsearch.Client{BaseClient: elasticsearch.BaseClient{Transport: tp}, API: esapi.New(tp)}, nil
+}
+
+// Doer returns a function that sends one untimed request (method, path, an optional JSON body)
+// through one transport, so its keep-alive connections are reused, and reads the whole
+// response up to MaxBody; errors are scrubbed of credentials. It is how the live oracle and
+// conform fuzz reach a target.
+func (t *Target) Doer() (func(ctx context.Context, method, path string, body []byte) (int, []byte, error), error) {
+	tp, err := t.Transport()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, path, rd)
+		if err != nil {
+			return 0, nil, err
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := tp.Perform(req)
+		if err != nil {
+			return 0, nil, t.Scrub(err)
+		}
+		defer resp.Body.Close()
+		out, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+		if err != nil {
+			return 0, nil, t.Scrub(err)
+		}
+		return resp.StatusCode, out, nil
+	}, nil
 }
 
 // Transport returns the configured elastictransport client over net/http, for untimed use.

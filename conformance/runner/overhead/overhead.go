@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,11 +18,11 @@ import (
 
 	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/runner"
+	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
-	"github.com/conform-dev/conform/oracle/engine"
 )
 
 // The overhead goals: conform's timed path may add at most 15% to wrk's median latency at one
@@ -125,21 +123,16 @@ func LoopbackNote(kind string, docs int) string {
 // TargetNote is what the report says about a server the user gave as the target.
 func TargetNote(t *target.Target) string { return fmt.Sprintf("yours: %s at %s", t.Name, t.URL("")) }
 
-// ServeEngine is the engine server process: it loads f into the embedded engine, prints its
-// URL on stdout and serves until stdin closes.
+// ServeEngine is the engine server process: it serves f in the embedded engine (as the
+// default target of conform run is served), prints its URL on stdout and serves until stdin
+// closes.
 func ServeEngine(stdout io.Writer, stdin io.Reader, f *fixtures.Fixtures) error {
-	eng := engine.New()
-	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
-		return fmt.Errorf("loading the fixtures: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := suite.StartEmbedded(f)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
 	defer srv.Close()
-	fmt.Fprintln(stdout, "http://"+ln.Addr().String())
+	fmt.Fprintln(stdout, srv.URL)
 	io.Copy(io.Discard, stdin)
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
-	"github.com/conform-dev/conform/oracle/engine"
 )
 
 func TestParseWrk(t *testing.T) {
@@ -93,14 +92,13 @@ func TestMeasureOverheadReport(t *testing.T) {
 // response checked strictly, the server's CPU read from /proc for this process.
 func TestMeasureOverheadOnTheRealPath(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads the corpus twice")
+		t.Skip("-short: loads the corpus twice (the server's and the oracle's); make test-unit runs it")
 	}
 	f := fixtures.Default()
-	eng := engine.New()
-	if err := eng.Load(f.Workload.Index, f.Mapping, f.Docs); err != nil {
+	srv, err := suite.StartEmbedded(f)
+	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(eng)
 	defer srv.Close()
 	tg, err := target.Parse("loopback="+srv.URL, target.Options{Timeout: 5 * time.Second})
 	if err != nil {
