@@ -35,7 +35,7 @@ garbage collector and the runtime), wrk's whole process from its exit status, an
 server's from /proc/PID/stat over the same span.
 
 Layers: lean (conform's timed path: one raw keep-alive HTTP/1.1 connection per client,
-requests serialised before timing), lean+elastictransport (go-elasticsearch's transport over a
+requests serialised before timing, driven on Linux by event loops, one per CPU), lean+elastictransport (go-elasticsearch's transport over a
 RoundTripper bound to one lean connection), net/http, and net/http+elastictransport
 (go-elasticsearch's default stack); "conform run --layer" times with any of them. Goals for
 lean: p50 at 1 client <= 1.15 x wrk's, throughput at 8 clients >= 0.95 x wrk's, CPU per
@@ -65,7 +65,7 @@ wrk must be installed (Debian/Ubuntu: apt-get install -y wrk); without it the co
 	check := fs.String("check", "status", "with --server static: the check applied to every response, `status` (status and length) or page (the whole page's bytes)")
 	wrkPath := fs.String("wrk", "wrk", "wrk executable")
 	wrkThreads := fs.Int("wrk-threads", 0, "wrk threads (default: 1 at 1 client, 2 at 8)")
-	procs := fs.Int("gomaxprocs", 0, "GOMAXPROCS for conform's clients (default: the Go runtime's); the server process always keeps its default")
+	procs := fs.Int("gomaxprocs", 0, "GOMAXPROCS for conform's clients (default: the Go runtime's), which is also the number of event loops at most; the loops run with one spare P; the server process always keeps its default")
 	serve := fs.String("serve", "", "internal: be the loopback server process of `KIND` engine or static (prints its URL, serves until stdin closes)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

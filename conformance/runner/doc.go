@@ -2,9 +2,12 @@
 // responses that pass. Its core, RunTrial, runs one trial: each client owns one connection
 // (a target.Exchanger), sends warmup requests that are checked but not timed, then takes
 // measured request numbers from a shared counter until the trial's count is reached, picking
-// each request's case by its number so the mix is the same on every run. The caller's Check
-// judges each response after the timer has stopped, on the client's own goroutine; failures
-// are counted by class and the first few of each class are kept whole.
+// each request's case by its number so the mix is the same on every run. Lean connections on
+// Linux (target.Async) are driven by event loops, one per CPU, each waiting on its clients'
+// sockets with epoll as wrk's threads do; any other exchanger gets a goroutine per client.
+// The caller's Check judges each response after the timer has stopped, on the goroutine
+// driving the client; failures are counted by class and the first few of each class are kept
+// whole.
 //
 // It takes prepared connections and a check function, and hands on raw samples (latencies of
 // passing responses, failures, wall time); it computes no quantiles (conformance/stats does),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -34,9 +35,10 @@ type Verdict struct {
 	Detail any
 }
 
-// Check judges one response to case caseIndex. It is called on each client's own goroutine
-// after that exchange's timer has stopped, concurrently from every client, so it must not
-// share mutable state between calls; body is only valid during the call. A passing check
+// Check judges one response to case caseIndex. It is called on the goroutine that drives the
+// client (its own, or an event loop's; see Trial.Loops) after that exchange's timer has
+// stopped, concurrently from several goroutines, so it must not share mutable state between
+// calls; body is only valid during the call. A passing check
 // should not allocate: it runs once per request.
 type Check func(caseIndex, status int, body []byte) Verdict
 
@@ -60,6 +62,15 @@ type Trial struct {
 	// Keep is how many failures of each class are kept whole; 0 means DefaultKeep, a negative
 	// value keeps none.
 	Keep int
+	// Loops is how many event loops drive the clients when every client's exchanger is a
+	// target.Async (the lean layer over plain TCP, on Linux): 0 means one per CPU the Go
+	// runtime may use (GOMAXPROCS), at most Clients; a negative value gives every client a
+	// goroutine of its own instead, as for any other exchanger. A loop waits on its clients'
+	// sockets with epoll and serves whichever are ready, as wrk's threads do, instead of
+	// parking a goroutine per exchange in Go's network poller. While loops run, GOMAXPROCS is
+	// raised to one more than the loops (and put back after): a loop waits in a system call,
+	// and without a spare P the runtime hands that loop's P to another thread every time.
+	Loops int
 	// OnMeasure, when set, is called with true just before the first measured request is
 	// sent and with false just after the last measured response is read, so a caller can
 	// read counters of its own (a server's CPU time, say) over exactly the measured phase.
@@ -165,16 +176,59 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 	var warmNext, next atomic.Int64
 	var warmed, done sync.WaitGroup
 	measure := make(chan struct{})
-	warmed.Add(len(clients))
-	done.Add(len(clients))
-	for _, c := range clients {
-		go func() {
-			defer done.Done()
-			c.run(&warmNext, t.Warmup, t.Cases, true, t.Check, &stop)
-			warmed.Done()
-			<-measure
-			c.run(&next, t.Requests, t.Cases, false, t.Check, &stop)
-		}()
+	if groups := loopGroups(clients, t.Loops); groups != nil {
+		// One loop per group drives its clients' sockets (Linux, async exchangers).
+		if want := len(groups) + 1; runtime.GOMAXPROCS(0) < want {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+		}
+		warmed.Add(len(groups))
+		done.Add(len(groups))
+		for _, g := range groups {
+			go func() {
+				defer done.Done()
+				xs := make([]target.Async, len(g))
+				for k, c := range g {
+					xs[k] = c.x.(target.Async)
+				}
+				l, err := newLoop(g, xs)
+				if err != nil {
+					l = nil // a goroutine per client instead
+				}
+				phase := func(counter *atomic.Int64, total int, warmup bool) {
+					if l != nil && l.run(counter, total, t.Cases, warmup, t.Check, &stop) {
+						return
+					}
+					if l != nil {
+						l.close()
+						l = nil
+					}
+					var wg sync.WaitGroup
+					for _, c := range g {
+						wg.Go(func() { c.run(counter, total, t.Cases, warmup, t.Check, &stop) })
+					}
+					wg.Wait()
+				}
+				phase(&warmNext, t.Warmup, true)
+				warmed.Done()
+				<-measure
+				phase(&next, t.Requests, false)
+				if l != nil {
+					l.close()
+				}
+			}()
+		}
+	} else {
+		warmed.Add(len(clients))
+		done.Add(len(clients))
+		for _, c := range clients {
+			go func() {
+				defer done.Done()
+				c.run(&warmNext, t.Warmup, t.Cases, true, t.Check, &stop)
+				warmed.Done()
+				<-measure
+				c.run(&next, t.Requests, t.Cases, false, t.Check, &stop)
+			}()
+		}
 	}
 	warmed.Wait()
 	if t.OnMeasure != nil {
@@ -231,6 +285,29 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 	return r, nil
 }
 
+// loopGroups splits the clients among event loops (see Trial.Loops), client i to loop i mod
+// n; nil when the clients are not to be looped.
+func loopGroups(clients []*client, loops int) [][]*client {
+	if !canLoop || loops < 0 {
+		return nil
+	}
+	for _, c := range clients {
+		if _, ok := c.x.(target.Async); !ok {
+			return nil
+		}
+	}
+	if loops == 0 {
+		loops = runtime.GOMAXPROCS(0)
+	}
+
+	loops = max(1, min(loops, len(clients)))
+	groups := make([][]*client, loops)
+	for i, c := range clients {
+		groups[i%loops] = append(groups[i%loops], c)
+	}
+	return groups
+}
+
 // client is one closed-loop client's state. Only its own goroutine touches it until the
 // trial ends, so nothing on the request path is shared but the request counter.
 type client struct {
@@ -256,38 +333,47 @@ func (c *client) run(counter *atomic.Int64, total, cases int, warmup bool, check
 		}
 		ci := n % cases
 		ex, err := c.x.Exchange(ci)
-		if err != nil {
-			if errors.Is(err, target.ErrInterrupted) || stop.Load() {
-				return // the trial was cancelled; this request belongs to no one
-			}
-			if !warmup {
-				c.last = time.Now()
-			}
-			c.fail(warmup, n, ci, []string{target.ClassOf(err)}, 0, nil, err, 0)
-			continue
+		if !c.record(warmup, n, ci, ex, err, check, stop) {
+			return
+		}
+	}
+}
+
+// record counts, times and checks the outcome of request n (case ci). It returns false when
+// the trial was cancelled, so the request belongs to no one and the client stops.
+func (c *client) record(warmup bool, n, ci int, ex target.Exchange, err error, check Check, stop *atomic.Bool) bool {
+	if err != nil {
+		if errors.Is(err, target.ErrInterrupted) || stop.Load() {
+			return false
 		}
 		if !warmup {
-			if c.first.IsZero() {
-				c.first = ex.Start
-			}
-			c.last = ex.End
+			c.last = time.Now()
 		}
-		v := safeCheck(check, ci, ex.Status, ex.Body)
-		if v.Pass {
-			if warmup {
-				c.warmPassed++
-			} else {
-				c.passed++
-				c.lat = append(c.lat, ex.End.Sub(ex.Start))
-			}
-			continue
-		}
-		classes := v.Classes
-		if len(classes) == 0 {
-			classes = []string{ClassUnclassified}
-		}
-		c.fail(warmup, n, ci, classes, ex.Status, ex.Body, v.Detail, ex.End.Sub(ex.Start))
+		c.fail(warmup, n, ci, []string{target.ClassOf(err)}, 0, nil, err, 0)
+		return true
 	}
+	if !warmup {
+		if c.first.IsZero() {
+			c.first = ex.Start
+		}
+		c.last = ex.End
+	}
+	v := safeCheck(check, ci, ex.Status, ex.Body)
+	if v.Pass {
+		if warmup {
+			c.warmPassed++
+		} else {
+			c.passed++
+			c.lat = append(c.lat, ex.End.Sub(ex.Start))
+		}
+		return true
+	}
+	classes := v.Classes
+	if len(classes) == 0 {
+		classes = []string{ClassUnclassified}
+	}
+	c.fail(warmup, n, ci, classes, ex.Status, ex.Body, v.Detail, ex.End.Sub(ex.Start))
+	return true
 }
 
 func (c *client) fail(warmup bool, n, ci int, classes []string, status int, body []byte, detail any, latency time.Duration) {

@@ -86,10 +86,33 @@ type Exchanger interface {
 	Close() error
 }
 
+// Async is an Exchanger that an event loop can drive: Begin writes a request without waiting
+// for its response and Continue reads the response as the socket becomes readable, so one
+// goroutine can keep many connections busy. *PollConn is one (Linux, plain TCP); runner's
+// loop drives them. A loop must also enforce the timeout: Deadline says when the exchange in
+// flight times out, and Expire ends it as a timeout fault.
+type Async interface {
+	Exchanger
+	// Fd is the socket to wait on for readability, -1 when there is none. A redial may reuse
+	// a closed socket's number, so a loop also watches Reconnects.
+	Fd() int
+	// Begin stamps the start of request i and writes it.
+	Begin(i int) error
+	// Continue reads what the socket holds; done reports a complete response, or a fault
+	// (the error), ending the exchange.
+	Continue() (ex Exchange, done bool, err error)
+	Deadline() time.Time
+	Expire() error
+}
+
 // Open connects one client of the given layer, ready to send reqs (prepared by this target).
+// The lean layer over plain TCP on Linux is a *PollConn (an Async), otherwise a Conn.
 func (t *Target) Open(ctx context.Context, layer Layer, reqs []*Prepared) (Exchanger, error) {
 	switch layer {
 	case LayerLean:
+		if canPoll && t.tls == nil {
+			return t.OpenPoll(ctx, reqs)
+		}
 		c, err := t.Dial(ctx)
 		if err != nil {
 			return nil, err

@@ -271,6 +271,10 @@ func (c *Conn) writeThenRead(p []byte) (int, error) {
 	return n, nil
 }
 
+// errIncomplete is what PollConn's parser reads when it wants bytes the socket has not yet
+// delivered: the response is not complete, which is not a fault.
+var errIncomplete = errors.New("response incomplete")
+
 // rawState is one writeThenRead's progress, kept in the Conn so the raw read's callback
 // (a method value made once per Conn) allocates nothing.
 type rawState struct {
@@ -428,6 +432,9 @@ func (c *Conn) drop() {
 // fail closes the connection (its state is unknown after a fault) and returns the classified,
 // scrubbed fault.
 func (c *Conn) fail(op string, err error) error {
+	if err == errIncomplete {
+		return err // PollConn's parser ran out of bytes read so far: not a fault (yet)
+	}
 	c.drop()
 	if c.interrupted.Load() {
 		return ErrInterrupted

@@ -131,17 +131,45 @@ func dial(t *testing.T, tg *Target) *Conn {
 	return c
 }
 
+// leanConn is what the lean path's tests exchange through: a Conn, or on Linux a PollConn,
+// which must frame, fail and reconnect as a Conn does.
+type leanConn interface {
+	exchange(p *Prepared) (Exchange, error)
+	Reconnects() int
+	Interrupt()
+}
+
+type connUnderTest struct{ *Conn }
+
+func (c connUnderTest) exchange(p *Prepared) (Exchange, error) { return c.Exchange(p) }
+
+// leanKind is one implementation of the lean path; prefix starts its subtests' names (empty
+// for Conn, so its subtests keep their names).
+type leanKind struct {
+	prefix string
+	dial   func(t *testing.T, tg *Target) leanConn
+}
+
+// leanKinds lists the implementations the tests run over (poll_linux_test.go adds PollConn).
+var leanKinds = []leanKind{{"", func(t *testing.T, tg *Target) leanConn { return connUnderTest{dial(t, tg)} }}}
+
 func TestLeanExchangeSendsPreparedRequest(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"keep-alive", func(t *testing.T) { testLeanExchangeSendsPreparedRequest(t, k) })
+	}
+}
+
+func testLeanExchangeSendsPreparedRequest(t *testing.T, k leanKind) {
 	var got atomic.Value
 	url := rawServer(t, serveEach(func(n int, req *http.Request, body []byte) string {
 		got.Store(req.Method + " " + req.URL.Path + " " + req.Header.Get("Authorization") + " " + req.Header.Get("Content-Type") + " " + string(body))
 		return okResponse(`{"n":` + strconv.Itoa(n) + `}`)
 	}))
 	tg := mustTarget(t, "es="+strings.Replace(url, "http://", "http://elastic:pw@", 1)+"/es", Options{})
-	c := dial(t, tg)
+	c := k.dial(t, tg)
 	p := mustPrepare(t, tg, "POST", "/cat/_search", `{"size":20}`)
 	for i := 0; i < 3; i++ {
-		ex, err := c.Exchange(p)
+		ex, err := c.exchange(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,35 +208,37 @@ func TestLeanResponseFraming(t *testing.T) {
 		{"HTTP/1.0 keep-alive stays", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}", 200, `{}`, false},
 		{"body delimited by close", "HTTP/1.1 200 OK\r\n\r\n{\"until\":\"eof\"}", 200, `{"until":"eof"}`, true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.why, func(t *testing.T) {
-			url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
-				for {
-					if _, _, ok := readRequest(r); !ok {
-						return
+	for _, k := range leanKinds {
+		for _, tc := range tests {
+			t.Run(k.prefix+tc.why, func(t *testing.T) {
+				url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
+					for {
+						if _, _, ok := readRequest(r); !ok {
+							return
+						}
+						io.WriteString(c, tc.response)
+						if tc.reconnect {
+							return // a server that ends the connection after the response
+						}
 					}
-					io.WriteString(c, tc.response)
-					if tc.reconnect {
-						return // a server that ends the connection after the response
+				})
+				tg := mustTarget(t, "es="+url, Options{Timeout: 5 * time.Second})
+				c := k.dial(t, tg)
+				p := mustPrepare(t, tg, "POST", "/i/_search", "{}")
+				for i := 0; i < 2; i++ {
+					ex, err := c.exchange(p)
+					if err != nil {
+						t.Fatalf("exchange %d: %v", i, err)
 					}
+					if ex.Status != tc.wantStatus || string(ex.Body) != tc.wantBody {
+						t.Errorf("exchange %d: %d %q, want %d %q", i, ex.Status, ex.Body, tc.wantStatus, tc.wantBody)
+					}
+				}
+				if want := map[bool]int{false: 0, true: 1}[tc.reconnect]; c.Reconnects() != want {
+					t.Errorf("reconnects %d, want %d", c.Reconnects(), want)
 				}
 			})
-			tg := mustTarget(t, "es="+url, Options{Timeout: 5 * time.Second})
-			c := dial(t, tg)
-			p := mustPrepare(t, tg, "POST", "/i/_search", "{}")
-			for i := 0; i < 2; i++ {
-				ex, err := c.Exchange(p)
-				if err != nil {
-					t.Fatalf("exchange %d: %v", i, err)
-				}
-				if ex.Status != tc.wantStatus || string(ex.Body) != tc.wantBody {
-					t.Errorf("exchange %d: %d %q, want %d %q", i, ex.Status, ex.Body, tc.wantStatus, tc.wantBody)
-				}
-			}
-			if want := map[bool]int{false: 0, true: 1}[tc.reconnect]; c.Reconnects() != want {
-				t.Errorf("reconnects %d, want %d", c.Reconnects(), want)
-			}
-		})
+		}
 	}
 }
 
@@ -266,23 +296,25 @@ func TestLeanFaults(t *testing.T) {
 			time.Sleep(2 * time.Second)
 		}, ClassTimeout, "no complete response within"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.why, func(t *testing.T) {
-			t.Parallel()
-			tg := mustTarget(t, "es="+rawServer(t, tc.handle), Options{Timeout: 200 * time.Millisecond})
-			c := dial(t, tg)
-			_, err := c.Exchange(mustPrepare(t, tg, "POST", "/i/_search", "{}"))
-			var f *Fault
-			if !errors.As(err, &f) {
-				t.Fatalf("error %v (%T), want a *Fault", err, err)
-			}
-			if ClassOf(err) != tc.class || f.Class != tc.class {
-				t.Errorf("class %q, want %q (%v)", ClassOf(err), tc.class, err)
-			}
-			if !strings.Contains(err.Error(), tc.message) {
-				t.Errorf("error %q, want it to mention %q", err, tc.message)
-			}
-		})
+	for _, k := range leanKinds {
+		for _, tc := range tests {
+			t.Run(k.prefix+tc.why, func(t *testing.T) {
+				t.Parallel()
+				tg := mustTarget(t, "es="+rawServer(t, tc.handle), Options{Timeout: 200 * time.Millisecond})
+				c := k.dial(t, tg)
+				_, err := c.exchange(mustPrepare(t, tg, "POST", "/i/_search", "{}"))
+				var f *Fault
+				if !errors.As(err, &f) {
+					t.Fatalf("error %v (%T), want a *Fault", err, err)
+				}
+				if ClassOf(err) != tc.class || f.Class != tc.class {
+					t.Errorf("class %q, want %q (%v)", ClassOf(err), tc.class, err)
+				}
+				if !strings.Contains(err.Error(), tc.message) {
+					t.Errorf("error %q, want it to mention %q", err, tc.message)
+				}
+			})
+		}
 	}
 }
 
@@ -306,6 +338,12 @@ func TestLeanConnectionRefused(t *testing.T) {
 // A keep-alive connection the server closed while idle fails the next request (it is not
 // retried), and the one after reconnects outside the timer.
 func TestLeanServerClosesIdleKeepAlive(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"idle close", func(t *testing.T) { testLeanServerClosesIdleKeepAlive(t, k) })
+	}
+}
+
+func testLeanServerClosesIdleKeepAlive(t *testing.T, k leanKind) {
 	url := rawServer(t, func(c net.Conn, r *bufio.Reader) {
 		if _, _, ok := readRequest(r); ok {
 			io.WriteString(c, okResponse(`{}`))
@@ -313,17 +351,17 @@ func TestLeanServerClosesIdleKeepAlive(t *testing.T) {
 		// return: close after one response without saying Connection: close.
 	})
 	tg := mustTarget(t, "es="+url, Options{Timeout: 2 * time.Second})
-	c := dial(t, tg)
+	c := k.dial(t, tg)
 	p := mustPrepare(t, tg, "GET", "/", "")
-	if _, err := c.Exchange(p); err != nil {
+	if _, err := c.exchange(p); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // let the server's FIN arrive
-	_, err := c.Exchange(p)
+	_, err := c.exchange(p)
 	if ClassOf(err) != ClassTransport || !strings.Contains(err.Error(), "had carried 1 responses") {
 		t.Fatalf("second exchange: %v, want a transport fault naming the reused connection", err)
 	}
-	ex, err := c.Exchange(p)
+	ex, err := c.exchange(p)
 	if err != nil || ex.Status != 200 {
 		t.Fatalf("third exchange: %v %v, want a reconnect and 200", ex.Status, err)
 	}
@@ -333,25 +371,37 @@ func TestLeanServerClosesIdleKeepAlive(t *testing.T) {
 }
 
 func TestLeanInterrupt(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"interrupt", func(t *testing.T) { testLeanInterrupt(t, k) })
+	}
+}
+
+func testLeanInterrupt(t *testing.T, k leanKind) {
 	tg := mustTarget(t, "es="+rawServer(t, func(c net.Conn, r *bufio.Reader) {
 		readRequest(r)
 		time.Sleep(3 * time.Second)
 	}), Options{Timeout: 10 * time.Second})
-	c := dial(t, tg)
+	c := k.dial(t, tg)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
 		c.Interrupt()
 	}()
-	_, err := c.Exchange(mustPrepare(t, tg, "GET", "/", ""))
+	_, err := c.exchange(mustPrepare(t, tg, "GET", "/", ""))
 	if !errors.Is(err, ErrInterrupted) || ClassOf(err) != "" {
 		t.Fatalf("error %v, want ErrInterrupted with no class", err)
 	}
-	if _, err := c.Exchange(mustPrepare(t, tg, "GET", "/", "")); !errors.Is(err, ErrInterrupted) {
+	if _, err := c.exchange(mustPrepare(t, tg, "GET", "/", "")); !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("exchange after Interrupt: %v, want ErrInterrupted", err)
 	}
 }
 
 func TestLeanExchangeDoesNotAllocate(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"keep-alive", func(t *testing.T) { testLeanExchangeDoesNotAllocate(t, k) })
+	}
+}
+
+func testLeanExchangeDoesNotAllocate(t *testing.T, k leanKind) {
 	// targettest's server does not allocate per request either, so the process-wide count
 	// AllocsPerRun reads is the client's.
 	srv, err := targettest.NewServer("127.0.0.1:0", 200, targettest.SearchPage(20))
@@ -360,13 +410,13 @@ func TestLeanExchangeDoesNotAllocate(t *testing.T) {
 	}
 	defer srv.Close()
 	tg := mustTarget(t, "es="+srv.URL, Options{})
-	c := dial(t, tg)
+	c := k.dial(t, tg)
 	p := mustPrepare(t, tg, "POST", "/i/_search", `{"size":20}`)
-	if _, err := c.Exchange(p); err != nil {
+	if _, err := c.exchange(p); err != nil {
 		t.Fatal(err)
 	}
 	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := c.Exchange(p); err != nil {
+		if _, err := c.exchange(p); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -515,15 +565,21 @@ func TestLeanDeadlineIsMovedOnlyWhenNeeded(t *testing.T) {
 // A request larger than the socket's send buffer cannot be written from inside the raw read
 // at once; the rest goes through the connection's own write, and the exchange completes.
 func TestLeanLargeRequest(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"16 MiB", func(t *testing.T) { testLeanLargeRequest(t, k) })
+	}
+}
+
+func testLeanLargeRequest(t *testing.T, k leanKind) {
 	var got atomic.Int64
 	tg := mustTarget(t, "es="+rawServer(t, serveEach(func(_ int, _ *http.Request, body []byte) string {
 		got.Store(int64(len(body)))
 		return okResponse(`{"ok":true}`)
 	})), Options{Timeout: 10 * time.Second})
-	c := dial(t, tg)
+	c := k.dial(t, tg)
 	body := `{"q":"` + strings.Repeat("x", 16<<20) + `"}`
 	for i := 0; i < 2; i++ {
-		ex, err := c.Exchange(mustPrepare(t, tg, "POST", "/i/_search", body))
+		ex, err := c.exchange(mustPrepare(t, tg, "POST", "/i/_search", body))
 		if err != nil || ex.Status != 200 || string(ex.Body) != `{"ok":true}` {
 			t.Fatalf("exchange %d of a %d-byte request: %v %q %v", i, len(body), ex.Status, ex.Body, err)
 		}

@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
+)
+
+// awkwardServer answers by path: /split sends its response in three pieces with pauses
+// between them, /close says Connection: close and closes, /chunked sends a chunked body,
+// /slow does not answer within the clients' timeout. Every body is {"ok":true}.
+func awkwardServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				go func() { <-done; c.Close() }()
+				r := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(r)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					const ok = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
+					switch req.URL.Path {
+					case "/split":
+						for _, piece := range []string{ok[:9], ok[9:40], ok[40:]} {
+							io.WriteString(c, piece)
+							time.Sleep(2 * time.Millisecond)
+						}
+					case "/close":
+						io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 11\r\n\r\n{\"ok\":true}")
+						return
+					case "/chunked":
+						io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"ok\"\r\n")
+						time.Sleep(time.Millisecond)
+						io.WriteString(c, "6\r\n:true}\r\n0\r\n\r\n")
+					case "/slow":
+						select {
+						case <-time.After(2 * time.Second):
+						case <-done:
+						}
+						return
+					}
+				}
+			})
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// The event loop and the goroutine-per-client path agree on every count over a server that
+// splits responses, closes connections and stalls, and the loop is what drives lean
+// connections on this platform.
+func TestRunTrialLoopMatchesGoroutines(t *testing.T) {
+	if !canLoop {
+		t.Skip("the event loop needs Linux")
+	}
+	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []fixtures.Request
+	for _, p := range []string{"/split", "/close", "/chunked", "/slow", "/split"} {
+		cases = append(cases, fixtures.Request{Case: "c" + p, Method: "GET", Path: p})
+	}
+	reqs, err := tg.PrepareAll(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(_, status int, body []byte) Verdict {
+		if status != 200 || string(body) != `{"ok":true}` {
+			return Verdict{Classes: []string{"body"}}
+		}
+		return Verdict{Pass: true}
+	}
+	for _, loops := range []int{0, 2, -1} {
+		x, err := tg.Open(context.Background(), target.LayerLean, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, async := x.(target.Async)
+		groups := loopGroups([]*client{{x: x}, {x: x}}, loops)
+		x.Close()
+		if !async {
+			t.Fatalf("the lean layer over TCP gave a %T, not an Async", x)
+		}
+		if want := map[int]int{0: min(2, runtime.GOMAXPROCS(0)), 2: 2, -1: 0}[loops]; len(groups) != want {
+			t.Fatalf("loops %d: 2 lean clients go to %d loops, want %d", loops, len(groups), want)
+		}
+		r, err := RunTrial(context.Background(), Trial{Clients: 4, Warmup: 10, Requests: 40, Cases: len(reqs), Check: check, Loops: loops,
+			Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
+				return tg.Open(ctx, target.LayerLean, reqs)
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1 in 5 requests is /slow: a timeout, and a new connection; 1 in 5 is /close: a pass,
+		// and a new connection. 20 connections end so, less those a client never needed again
+		// (at most one per client).
+		if r.Passed != 32 || r.Failed != 8 || r.Failures[target.ClassTimeout] != 8 || len(r.Failures) != 1 ||
+			r.WarmupPassed != 8 || r.WarmupFailed != 2 || r.Reconnects < 16 || r.Reconnects > 20 || len(r.Latencies) != 32 || r.Incomplete {
+			t.Errorf("loops %d: passed %d failed %d %v, warmup %d/%d, reconnects %d, latencies %d, incomplete %v; want 32 passed, 8 timeouts, warmup 8/2, 16-20 reconnects",
+				loops, r.Passed, r.Failed, r.Failures, r.WarmupPassed, r.WarmupFailed, r.Reconnects, len(r.Latencies), r.Incomplete)
+		}
+		for _, f := range r.Kept {
+			if !strings.Contains(f.Detail.(error).Error(), "no complete response within 100ms") {
+				t.Errorf("loops %d: kept failure %v", loops, f.Detail)
+			}
+		}
+		for _, l := range r.Latencies {
+			if l <= 0 || l > 100*time.Millisecond {
+				t.Errorf("loops %d: latency %v of a passed response", loops, l)
+			}
+		}
+	}
+}
+
+// Cancelling a trial stops the loop while every exchange waits on the server, promptly, with
+// nothing counted.
+func TestRunTrialLoopCancelled(t *testing.T) {
+	if !canLoop {
+		t.Skip("the event loop needs Linux")
+	}
+	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "slow", Method: "GET", Path: "/slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := RunTrial(ctx, Trial{Clients: 3, Requests: 10, Cases: 1, Check: passAll,
+		Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
+			return tg.Open(ctx, target.LayerLean, reqs)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Incomplete || r.Passed != 0 || r.Failed != 0 {
+		t.Errorf("incomplete %v passed %d failed %d, want an incomplete trial with nothing counted", r.Incomplete, r.Passed, r.Failed)
+	}
+	// Well under the 10 s timeout and the server's 2 s stall; generous for a busy machine.
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the cancelled trial took %v", took)
+	}
+}
