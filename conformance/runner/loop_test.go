@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,12 +112,25 @@ func TestRunTrialLoopMatchesGoroutines(t *testing.T) {
 		if want := map[int]int{0: min(2, runtime.GOMAXPROCS(0)), 2: 2, -1: 0}[loops]; len(groups) != want {
 			t.Fatalf("loops %d: 2 lean clients go to %d loops, want %d", loops, len(groups), want)
 		}
+		procs := runtime.GOMAXPROCS(0)
+		var during atomic.Int64
+		check := func(ci, status int, body []byte) Verdict {
+			during.Store(int64(runtime.GOMAXPROCS(0)))
+			return check(ci, status, body)
+		}
 		r, err := RunTrial(context.Background(), Trial{Clients: 4, Warmup: 10, Requests: 40, Cases: len(reqs), Check: check, Loops: loops,
 			Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
 				return tg.Open(ctx, target.LayerLean, reqs)
 			}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The loops run with a spare P; GOMAXPROCS is put back afterwards.
+		if after := runtime.GOMAXPROCS(0); after != procs {
+			t.Errorf("loops %d: GOMAXPROCS %d after the trial, was %d", loops, after, procs)
+		}
+		if want := map[int]int{0: max(procs, min(4, procs)+1), 2: max(procs, 3), -1: procs}[loops]; int(during.Load()) != want {
+			t.Errorf("loops %d: GOMAXPROCS %d during the trial, want %d (was %d)", loops, during.Load(), want, procs)
 		}
 		// 1 in 5 requests is /slow: a timeout, and a new connection; 1 in 5 is /close: a pass,
 		// and a new connection. 20 connections end so, less those a client never needed again
