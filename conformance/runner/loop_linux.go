@@ -30,6 +30,9 @@ type loop struct {
 	n    []int // each busy client's request number, and its case
 	ci   []int
 	evs  []unix.EpollEvent
+	// buffered are busy clients holding bytes already read (Async.Buffered), to be read
+	// without waiting for their sockets.
+	buffered []int
 	// ready are the clients whose exchange ended in this round, to be given their next one.
 	ready []int
 }
@@ -46,7 +49,7 @@ func newLoop(cs []*client, xs []target.Async) (*loop, error) {
 	}
 	n := len(cs)
 	l := &loop{ep: ep, cs: cs, xs: xs, fd: make([]int, n), rc: make([]int, n), busy: make([]bool, n),
-		n: make([]int, n), ci: make([]int, n), evs: make([]unix.EpollEvent, n), ready: make([]int, 0, n)}
+		n: make([]int, n), ci: make([]int, n), evs: make([]unix.EpollEvent, n, 2*n), buffered: make([]int, 0, n), ready: make([]int, 0, n)}
 	for k := range l.fd {
 		l.fd[k] = -1
 	}
@@ -91,13 +94,22 @@ func (l *loop) run(counter *atomic.Int64, total, cases int, warmup bool, check C
 		}
 	}
 	for inflight > 0 && !stop.Load() {
-		m, err := unix.EpollWait(l.ep, l.evs, loopTick)
+		tick := loopTick
+		if len(l.buffered) > 0 {
+			tick = 0 // responses already read are waiting
+		}
+		m, err := unix.EpollWait(l.ep, l.evs, tick)
 		if err != nil && err != unix.EINTR {
 			l.abandon(err, warmup, check, stop)
 			return false
 		}
+		evs := l.evs[:max(m, 0)]
+		for _, k := range l.buffered {
+			evs = append(evs, unix.EpollEvent{Fd: int32(k)})
+		}
+		l.buffered = l.buffered[:0]
 		var now time.Time
-		for _, ev := range l.evs[:max(m, 0)] {
+		for _, ev := range evs {
 			k := int(ev.Fd)
 			if !l.busy[k] {
 				// Readable with no exchange in flight: the server closed the connection or sent
@@ -172,6 +184,9 @@ func (l *loop) begin(k int, counter *atomic.Int64, total, cases int, warmup bool
 			continue
 		}
 		l.busy[k], l.n[k], l.ci[k] = true, n, ci
+		if x.Buffered() {
+			l.buffered = append(l.buffered, k)
+		}
 		return true
 	}
 	return false

@@ -185,3 +185,48 @@ func TestRunTrialLoopCancelled(t *testing.T) {
 		t.Errorf("the cancelled trial took %v", took)
 	}
 }
+
+// A response read with the one before it (a server that answered one request twice) is
+// taken by the loop without waiting for a socket that will not become readable for it.
+func TestRunTrialLoopTakesBufferedResponses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		const ok = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
+		for n := 0; ; n++ {
+			if _, err := http.ReadRequest(r); err != nil {
+				return
+			}
+			if n == 0 {
+				io.WriteString(c, ok+ok)
+			}
+		}
+	}()
+	tg, err := target.Parse("double=http://"+ln.Addr().String(), target.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "get", Method: "GET", Path: "/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunTrial(context.Background(), Trial{Clients: 1, Requests: 3, Cases: 1, Check: passAll,
+		Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
+			return tg.Open(ctx, target.LayerLean, reqs)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed != 2 || r.Failures[target.ClassTimeout] != 1 {
+		t.Errorf("passed %d, failures %v; want 2 passed and the third a timeout", r.Passed, r.Failures)
+	}
+}

@@ -101,6 +101,9 @@ type Async interface {
 	// Continue reads what the socket holds; done reports a complete response, or a fault
 	// (the error), ending the exchange.
 	Continue() (ex Exchange, done bool, err error)
+	// Buffered reports bytes already read for the exchange in flight, which the socket will
+	// not signal again: call Continue without waiting.
+	Buffered() bool
 	Deadline() time.Time
 	Expire() error
 }

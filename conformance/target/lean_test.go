@@ -591,3 +591,31 @@ func testLeanLargeRequest(t *testing.T, k leanKind) {
 		}
 	}
 }
+
+// A server that answers one request twice: the second response, already read, is the next
+// exchange's, without waiting for the socket (it will not become readable again for it).
+func TestLeanExtraResponseIsTheNext(t *testing.T) {
+	for _, k := range leanKinds {
+		t.Run(k.prefix+"double answer", func(t *testing.T) {
+			tg := mustTarget(t, "es="+rawServer(t, func(c net.Conn, r *bufio.Reader) {
+				readRequest(r)
+				io.WriteString(c, okResponse(`{"n":1}`)+okResponse(`{"n":2}`))
+				for {
+					if _, _, ok := readRequest(r); !ok {
+						return
+					}
+				}
+			}), Options{Timeout: 200 * time.Millisecond})
+			c := k.dial(t, tg)
+			p := mustPrepare(t, tg, "GET", "/", "")
+			for i, want := range []string{`{"n":1}`, `{"n":2}`} {
+				if ex, err := c.exchange(p); err != nil || string(ex.Body) != want {
+					t.Fatalf("exchange %d: %q %v, want %s", i, ex.Body, err, want)
+				}
+			}
+			if _, err := c.exchange(p); ClassOf(err) != ClassTimeout {
+				t.Fatalf("third exchange: %v, want a timeout", err)
+			}
+		})
+	}
+}

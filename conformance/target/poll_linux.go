@@ -126,6 +126,11 @@ func (c *PollConn) Close() error {
 	return err
 }
 
+// Buffered reports bytes already read that the next Continue parses before reading again: a
+// server that sent more than the last response. A loop calls Continue at once for them, as
+// the socket will not become readable for bytes it no longer holds.
+func (c *PollConn) Buffered() bool { return len(c.acc) > 0 }
+
 // Deadline is when the exchange in flight times out: its start plus the target's timeout.
 // It is zero when no exchange is in flight or there is no timeout.
 func (c *PollConn) Deadline() time.Time {
@@ -234,8 +239,10 @@ func (c *PollConn) Continue() (Exchange, bool, error) {
 		}
 		n, err := unix.Read(c.fd, c.acc[len(c.acc):cap(c.acc)])
 		switch {
-		case err == unix.EAGAIN || err == unix.EINTR:
+		case (err == unix.EAGAIN || err == unix.EINTR) && len(c.acc) == 0:
 			return Exchange{}, false, nil
+		case err == unix.EAGAIN || err == unix.EINTR:
+			// Nothing new, but bytes the server sent beyond the last response are parsed.
 		case err != nil && len(c.acc) == 0:
 			// A reset before any byte of the response reads as Conn reads it: closed.
 			msg := "connection closed by the server before the response"
