@@ -38,8 +38,8 @@ type Verdict struct {
 // Check judges one response to case caseIndex. It is called on the goroutine that drives the
 // client (its own, or an event loop's; see Trial.Loops) after that exchange's timer has
 // stopped, concurrently from several goroutines, so it must not share mutable state between
-// calls; body is only valid during the call. A passing check
-// should not allocate: it runs once per request.
+// calls; body is only valid during the call. A passing check should not allocate: it runs
+// once per request.
 type Check func(caseIndex, status int, body []byte) Verdict
 
 // Trial is one closed-loop trial's settings.
@@ -130,7 +130,9 @@ type Result struct {
 
 // RunTrial runs one closed-loop trial. A request that fails, including a refused connection
 // or a timeout, is a counted failure in the result, not an error; RunTrial returns an error
-// only for invalid settings or when a client cannot be opened before the trial starts.
+// only for invalid settings or when a client cannot be opened before the trial starts. With
+// event loops (see Trial.Loops) it may raise GOMAXPROCS for the trial's duration, so trials
+// meant to be measured should not run side by side.
 func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 	switch {
 	case t.Clients < 1:
@@ -299,7 +301,6 @@ func loopGroups(clients []*client, loops int) [][]*client {
 	if loops == 0 {
 		loops = runtime.GOMAXPROCS(0)
 	}
-
 	loops = max(1, min(loops, len(clients)))
 	groups := make([][]*client, loops)
 	for i, c := range clients {
@@ -308,8 +309,8 @@ func loopGroups(clients []*client, loops int) [][]*client {
 	return groups
 }
 
-// client is one closed-loop client's state. Only its own goroutine touches it until the
-// trial ends, so nothing on the request path is shared but the request counter.
+// client is one closed-loop client's state. Only the goroutine driving it (its own, or its
+// loop's) touches it until the trial ends, so nothing on the request path is shared but the request counter.
 type client struct {
 	id   int
 	x    target.Exchanger
