@@ -163,12 +163,12 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	prog := newProgress(e, *noProgress)
 	x.Progress = func(round int, ev runner.Event) {
 		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
-		prog.event(ev)
+		prog.Event(ev)
 	}
 	started := time.Now().UTC()
 	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.MeasuredResponses())
 	done, runErr := x.Execute(ctx)
-	prog.done()
+	prog.Done()
 	if len(done) == 0 {
 		if runErr == nil {
 			runErr = errors.New("no round finished")

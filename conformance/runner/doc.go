@@ -14,5 +14,6 @@
 // The orchestration is here too: Run (readiness through a Ready hook, rotation, cells,
 // results rewritten after every trial) and Experiment (paired rounds in ABBA order, with
 // WritePlan for a dry run and ShellSwitch to switch a one-URL variant between rounds). Whether
-// a target is ready is conformance/lab's decision, passed in as the hook.
+// a target is ready is conformance/lab's decision, passed in as the hook. ProgressDisplay
+// shows either's Events on a terminal, as "conform run" and "conform experiment" do.
 package runner
