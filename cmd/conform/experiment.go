@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -150,16 +149,8 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
 		return infra(err)
 	}
-	roundDir := func(round int) string { return filepath.Join(*out, "rounds", fmt.Sprintf("round-%d", round)) }
-	x.OnTrial = func(round int, res *report.Results) error {
-		if err := os.MkdirAll(roundDir(round), 0o755); err != nil {
-			return err
-		}
-		return report.WriteResults(roundDir(round), res)
-	}
-	x.OnRound = func(round int, res *report.Results) error {
-		return report.WriteAll(roundDir(round), res, nil)
-	}
+	x.OnTrial = func(round int, res *report.Results) error { return report.WriteRoundResults(*out, round, res) }
+	x.OnRound = func(round int, res *report.Results) error { return report.WriteRound(*out, round, res) }
 	prog := newProgress(e, *noProgress)
 	x.Progress = func(round int, ev runner.Event) {
 		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
