@@ -11,7 +11,6 @@ import (
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
-	"github.com/conform-dev/conform/oracle"
 )
 
 func cmdExplain(ctx context.Context, e *env, args []string) error {
@@ -117,10 +116,6 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if err != nil {
 		return infra(err)
 	}
-	var cursor []byte
-	if c.After != "" {
-		cursor, _ = oracle.Cursor(x.Get(c.After)) // Prepare has read it already
-	}
 	w := e.stdout
 	fmt.Fprintf(w, "case %s (%s) on target %s (%s), oracle %s, %s\n", name, c.Op, t.Name, t.Redacted(), x.Source, opts)
 	fmt.Fprintf(w, "\nrequest: %s %s\n", req.Method, t.URL(req.Path))
@@ -142,7 +137,7 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		// The oracle's curl reads its credentials from variables of its own, so both commands
 		// work in one shell when target and oracle need different ones.
 		if ot, err := suite.LiveOracle(u, topts); err == nil {
-			if oreq, err := c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor); err == nil {
+			if oreq, err := suite.OracleRequest(x, c); err == nil {
 				fmt.Fprintf(w, "curl for the oracle:\n")
 				if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
 					fmt.Fprintf(w, "  %s\n", setup)
