@@ -69,7 +69,8 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		return err
 	}
 	// A bad --oracle is a usage error before anything is loaded or served.
-	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+	src, err := oracleSource(*oracleSpec, topts)
+	if err != nil {
 		return err
 	}
 	opts, err := cf.options()
@@ -97,16 +98,9 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	// An embedded or live oracle answers the case and the page it continues, not the whole
-	// workload (a live Elasticsearch then answers two requests); a golden file is read whole,
-	// since it must match the workload it was recorded from.
-	of := f
-	if !strings.HasPrefix(*oracleSpec, "golden:") {
-		of = f.Narrow(c)
-	}
-	x, err := expectations(ctx, *oracleSpec, topts, of, totalHits)
+	x, err := suite.ExpectCase(ctx, src, f, c, totalHits)
 	if err != nil {
-		return err
+		return infra(err)
 	}
 	want := x.Get(name)
 	if want == nil {
@@ -133,17 +127,15 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		fmt.Fprintf(w, "  %s\n", setup)
 	}
 	fmt.Fprintf(w, "  %s\n", t.Curl(req))
-	if u, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
+	if ot, ok := suite.LiveTarget(src); ok {
 		// The oracle's curl reads its credentials from variables of its own, so both commands
 		// work in one shell when target and oracle need different ones.
-		if ot, err := suite.LiveOracle(u, topts); err == nil {
-			if oreq, err := suite.OracleRequest(x, c); err == nil {
-				fmt.Fprintf(w, "curl for the oracle:\n")
-				if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
-					fmt.Fprintf(w, "  %s\n", setup)
-				}
-				fmt.Fprintf(w, "  %s\n", ot.CurlAs(oreq, target.OracleCurlEnv))
+		if oreq, err := suite.OracleRequest(x, c); err == nil {
+			fmt.Fprintf(w, "curl for the oracle:\n")
+			if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
+				fmt.Fprintf(w, "  %s\n", setup)
 			}
+			fmt.Fprintf(w, "  %s\n", ot.CurlAs(oreq, target.OracleCurlEnv))
 		}
 	}
 
