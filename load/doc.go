@@ -9,8 +9,9 @@
 // writes to an engine; they refuse to touch a non-empty index or collection unless told to
 // recreate it, and they verify what they wrote before they return.
 //
-// Summary, TargetResult and QdrantResult are what `conform load` prints, as text (WriteText)
-// or JSON.
+// Run carries out what `conform load` asks (a Plan: every engine in turn, then the Qdrant
+// backend, loaded or, with Probe, only probed) and returns a Summary; Summary, TargetResult
+// and QdrantResult are what the command prints, as text (WriteText) or JSON.
 //
 // It does not decide when a lab is ready (conformance/lab does, with these probes), time
 // anything, or build target clients from command lines with auth and TLS (conformance/target

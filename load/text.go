@@ -16,6 +16,10 @@ type Summary struct {
 	Documents int            `json:"documents"`
 	Targets   []TargetResult `json:"targets,omitempty"`
 	Qdrant    *QdrantResult  `json:"qdrant,omitempty"`
+	// NotIntact names the engines ("qdrant" for the backend) that do not hold the corpus
+	// intact, in the order Run reached them. It is the exit status's reason, not part of the
+	// JSON: each result's probe says it there.
+	NotIntact []string `json:"-"`
 }
 
 // TargetResult is one Elasticsearch-compatible engine's load report (nil for a probe alone)

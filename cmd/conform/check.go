@@ -10,6 +10,7 @@ import (
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
 )
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
@@ -56,7 +57,8 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 		return err
 	}
 	// A bad --oracle is a usage error before anything is loaded or served.
-	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+	src, err := oracleSource(*oracleSpec, topts)
+	if err != nil {
 		return err
 	}
 	opts, err := cf.options()
@@ -85,9 +87,9 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	x, err := expectations(ctx, *oracleSpec, topts, f, totalHits)
+	x, err := suite.Expect(ctx, src, f, totalHits)
 	if err != nil {
-		return err
+		return infra(err)
 	}
 	for _, c := range x.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
@@ -96,7 +98,7 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	if err != nil {
 		return infra(err)
 	}
-	explain := explainCommand{target: t, embedded: embedded, tf: tf, cf: cf, fixtures: *fixturesDir, oracle: *oracleSpec, oracleName: x.Source, tth: *tth}.forCase
+	explain := explainCommand{target: t, embedded: embedded, tf: tf, cf: cf, fixtures: *fixturesDir, oracle: src, spec: *oracleSpec, oracleName: x.Source, tth: *tth}.forCase
 	report.CheckSummary(e.stdout, run, *verbose, explain)
 	if *junit != "" {
 		if err := report.WriteFileAtomic(*junit, report.CheckJUnit(run, explain)); err != nil {
@@ -141,7 +143,8 @@ type explainCommand struct {
 	tf         targetFlags
 	cf         checkFlags
 	fixtures   string
-	oracle     string // as given
+	oracle     oracle.Source
+	spec       string // --oracle as given
 	oracleName string // redacted
 	tth        string
 }
@@ -171,12 +174,13 @@ func (x explainCommand) forCase(name string) string {
 			add("--index", x.tf.index)
 		}
 	}
-	switch {
-	case strings.HasPrefix(x.oracle, "live:"):
+	switch x.oracle.(type) {
+	case oracle.Embedded:
+	case *oracle.Live:
 		// The redacted URL: a password in it has to be typed again.
 		add("--oracle", x.oracleName)
-	case x.oracle != "" && x.oracle != "embedded":
-		add("--oracle", x.oracle)
+	default:
+		add("--oracle", x.spec)
 	}
 	if x.fixtures != "" {
 		add("--fixtures", x.fixtures)

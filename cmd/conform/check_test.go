@@ -486,6 +486,41 @@ func TestCheckUsageErrors(t *testing.T) {
 	}
 }
 
+// --relax is read by conformance.ParseRelaxations, the CLI's only parser of it: an empty name
+// between commas is skipped, not an unknown relaxation "".
+func TestRelaxList(t *testing.T) {
+	for _, tc := range []struct {
+		reason, relax string
+		want          string // the options' description, or the error's text
+	}{
+		{"no relaxation", "", "strict"},
+		{"only commas", ",", "strict"},
+		{"an empty name between known ones", "float32-equal,,ignore-number-kind", "strict, relaxed: ignore-number-kind, float32-equal"},
+		{"spaces around a name", " ignore-totals-relation ", "strict, relaxed: ignore-totals-relation"},
+		{"unknown names around an empty one: the first unknown is named", "a,,b", `--relax: unknown relaxation "a" (known: `},
+	} {
+		cf := checkFlags{relax: tc.relax}
+		o, err := cf.options()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = o.String()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: --relax %q gives %q, want %q", tc.reason, tc.relax, got, tc.want)
+		}
+	}
+	// The same through the command line: check runs and its header names the relaxations.
+	code, out, errOut := runCLI(t, nil, "check", "--ops", "get", "--relax", "float32-equal,,ignore-number-kind")
+	if code != exitOK || !strings.Contains(out, "strict, relaxed: ignore-number-kind, float32-equal") {
+		t.Errorf("check --relax float32-equal,,ignore-number-kind: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, nil, "check", "--relax", "a,,b"); code != exitUsage || !strings.Contains(errOut, `unknown relaxation "a"`) {
+		t.Errorf("check --relax a,,b: exit %d, stderr %q; want 2 and the unknown relaxation \"a\"", code, errOut)
+	}
+}
+
 // Credentials given in the URL, with --user and $CONFORM_PASSWORD, or in $CONFORM_API_KEY
 // reach the server and appear nowhere in check's or explain's output, JSON or JUnit.
 func TestCheckAndExplainNeverShowCredentials(t *testing.T) {

@@ -97,16 +97,11 @@ func (c *checkFlags) register(fs *flag.FlagSet) {
 }
 
 func (c *checkFlags) options() (*conformance.Options, error) {
-	o := &conformance.Options{Pedantic: c.pedantic}
-	if c.relax != "" {
-		for _, r := range strings.Split(c.relax, ",") {
-			o.Relax = append(o.Relax, conformance.Relaxation(strings.TrimSpace(r)))
-		}
-	}
-	if err := o.Validate(); err != nil {
+	relax, err := conformance.ParseRelaxations(c.relax)
+	if err != nil {
 		return nil, usageErr("--relax: %v", err)
 	}
-	return o, nil
+	return &conformance.Options{Pedantic: c.pedantic, Relax: relax}, nil
 }
 
 func (r *runFlags) register(e *env, fs *flag.FlagSet) error {

@@ -70,11 +70,7 @@ a refusal.`,
 			return infra(err)
 		}
 		report.CompareText(e.stdout, [2]string{pos[0], pos[1]}, p, res)
-		for _, c := range res.Cells {
-			if c.Class == experiment.Regressed {
-				regressed++
-			}
-		}
+		regressed += res.Regressed()
 	}
 	if regressed > 0 {
 		return failed("%d cells regressed", regressed)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -150,48 +149,29 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
 		return infra(err)
 	}
-	roundDir := func(round int) string { return filepath.Join(*out, "rounds", fmt.Sprintf("round-%d", round)) }
-	x.OnTrial = func(round int, res *report.Results) error {
-		if err := os.MkdirAll(roundDir(round), 0o755); err != nil {
-			return err
-		}
-		return report.WriteResults(roundDir(round), res)
-	}
-	x.OnRound = func(round int, res *report.Results) error {
-		return report.WriteAll(roundDir(round), res, nil)
-	}
+	x.OnTrial = func(round int, res *report.Results) error { return report.WriteRoundResults(*out, round, res) }
+	x.OnRound = func(round int, res *report.Results) error { return report.WriteRound(*out, round, res) }
 	prog := newProgress(e, *noProgress)
 	x.Progress = func(round int, ev runner.Event) {
 		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
-		prog.event(ev)
+		prog.Event(ev)
 	}
 	started := time.Now().UTC()
 	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.MeasuredResponses())
 	done, runErr := x.Execute(ctx)
-	prog.done()
+	prog.Done()
 	if len(done) == 0 {
 		if runErr == nil {
 			runErr = errors.New("no round finished")
 		}
 		return infra(runErr)
 	}
-	w := experiment.Weight(*nativeWeight)
-	in := runner.Input(done, nativeNames(ns))
-	analysis, err := experiment.Analyze(in, experiment.Options{Alpha: *alpha, Threshold: *threshold, NativeWeight: w})
-	if err != nil {
-		return infra(fmt.Errorf("analysing the experiment: %w", err))
-	}
-	merged, err := runner.Merge(done)
+	rep, recorded, err := x.Report(done, runErr, experiment.Options{Alpha: *alpha, Threshold: *threshold, NativeWeight: experiment.Weight(*nativeWeight)})
 	if err != nil {
 		return infra(err)
 	}
-	if runErr != nil {
-		merged.Complete, merged.Incomplete = false, runErr.Error()
-	}
-	rep := &report.Experiment{Results: merged, Baseline: base.Name, Candidate: cand.Name, Natives: nativeNames(ns),
-		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
-	man := report.NewManifest("experiment", merged, lb.Environment(ctx), started, os.Args)
-	rep.Rounds, man.Rounds = runner.ReportRounds(done)
+	man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
+	man.Rounds = recorded
 	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}
@@ -204,24 +184,16 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 			return infra(err)
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s\n", analysis)
+	fmt.Fprintf(e.stdout, "%s\n", rep.Analysis)
 	fmt.Fprintf(e.stdout, "Report in %s: %s, %s, %s, %s, %s\n", *out, report.MarkdownFile, report.HTMLFile, report.VerdictFile, report.ResultsFile, report.ManifestFile)
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; the rounds that finished are analysed in %s", runErr, *out))
 	}
-	switch analysis.Verdict {
+	switch rep.Analysis.Verdict {
 	case experiment.Reject:
 		return &exitError{code: exitFail, err: fmt.Errorf("verdict: reject %s", cand.Name)}
 	case experiment.NoChangeFound:
 		return &exitError{code: exitNoChange, err: fmt.Errorf("verdict: no change")}
 	}
 	return nil
-}
-
-func nativeNames(ns []*target.Target) []string {
-	out := make([]string, len(ns))
-	for i, n := range ns {
-		out[i] = n.Name
-	}
-	return out
 }

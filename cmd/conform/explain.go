@@ -11,7 +11,6 @@ import (
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
-	"github.com/conform-dev/conform/oracle"
 )
 
 func cmdExplain(ctx context.Context, e *env, args []string) error {
@@ -70,7 +69,8 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		return err
 	}
 	// A bad --oracle is a usage error before anything is loaded or served.
-	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+	src, err := oracleSource(*oracleSpec, topts)
+	if err != nil {
 		return err
 	}
 	opts, err := cf.options()
@@ -98,16 +98,9 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	// An embedded or live oracle answers the case and the page it continues, not the whole
-	// workload (a live Elasticsearch then answers two requests); a golden file is read whole,
-	// since it must match the workload it was recorded from.
-	of := f
-	if !strings.HasPrefix(*oracleSpec, "golden:") {
-		of = f.Narrow(c)
-	}
-	x, err := expectations(ctx, *oracleSpec, topts, of, totalHits)
+	x, err := suite.ExpectCase(ctx, src, f, c, totalHits)
 	if err != nil {
-		return err
+		return infra(err)
 	}
 	want := x.Get(name)
 	if want == nil {
@@ -116,10 +109,6 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	req, exp, err := suite.Prepare(t, x, c)
 	if err != nil {
 		return infra(err)
-	}
-	var cursor []byte
-	if c.After != "" {
-		cursor, _ = oracle.Cursor(x.Get(c.After)) // Prepare has read it already
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "case %s (%s) on target %s (%s), oracle %s, %s\n", name, c.Op, t.Name, t.Redacted(), x.Source, opts)
@@ -138,17 +127,15 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		fmt.Fprintf(w, "  %s\n", setup)
 	}
 	fmt.Fprintf(w, "  %s\n", t.Curl(req))
-	if u, ok := strings.CutPrefix(*oracleSpec, "live:"); ok {
+	if ot, ok := suite.LiveTarget(src); ok {
 		// The oracle's curl reads its credentials from variables of its own, so both commands
 		// work in one shell when target and oracle need different ones.
-		if ot, err := suite.LiveOracle(u, topts); err == nil {
-			if oreq, err := c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor); err == nil {
-				fmt.Fprintf(w, "curl for the oracle:\n")
-				if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
-					fmt.Fprintf(w, "  %s\n", setup)
-				}
-				fmt.Fprintf(w, "  %s\n", ot.CurlAs(oreq, target.OracleCurlEnv))
+		if oreq, err := suite.OracleRequest(x, c); err == nil {
+			fmt.Fprintf(w, "curl for the oracle:\n")
+			if setup := ot.CurlSetup(target.OracleCurlEnv); setup != "" {
+				fmt.Fprintf(w, "  %s\n", setup)
 			}
+			fmt.Fprintf(w, "  %s\n", ot.CurlAs(oreq, target.OracleCurlEnv))
 		}
 	}
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/conform-dev/conform/conformance/fuzz"
 	"github.com/conform-dev/conform/conformance/lab"
@@ -162,12 +160,15 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		return infra(err)
 	}
 	index := f.Workload.Index
-	prog := &fuzzProgress{e: e, on: !*noProgress, terminal: e.stderrIsTerminal, last: time.Now()}
+	var prog *fuzz.ProgressDisplay
+	if !*noProgress {
+		prog = fuzz.NewProgressDisplay(e.stderr, e.stderrIsTerminal)
+	}
 
 	if *invariants {
 		rep, runErr := fuzz.RunInvariants(ctx, fuzz.InvariantConfig{Gen: gen, Index: t.IndexFor(index), Target: targetDo,
-			N: *n, Duration: *duration, Progress: prog.show})
-		prog.done()
+			N: *n, Duration: *duration, Progress: prog.Show})
+		prog.Done()
 		if rep == nil {
 			return infra(runErr)
 		}
@@ -191,8 +192,8 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		oracleDo = fuzz.EngineDoer(eng)
 	}
 	rep, runErr := fuzz.Run(ctx, fuzz.Config{Gen: gen, OracleIndex: index, TargetIndex: t.IndexFor(index), Oracle: oracleDo, Target: targetDo,
-		Check: opts, N: *n, Duration: *duration, Workers: *workers, ShrinkBudget: *budget, Progress: prog.show})
-	prog.done()
+		Check: opts, N: *n, Duration: *duration, Workers: *workers, ShrinkBudget: *budget, Progress: prog.Show})
+	prog.Done()
 	if rep == nil {
 		return infra(runErr)
 	}
@@ -224,36 +225,4 @@ func fuzzExit(stopped string, runErr error, findings int, what string) error {
 		return failed("%s", report.Plural(findings, what))
 	}
 	return nil
-}
-
-// fuzzProgress shows requests, disagreements and the rate on stderr: one line rewritten on a
-// terminal, a line every 10 s otherwise.
-type fuzzProgress struct {
-	e        *env
-	on       bool
-	terminal bool
-	last     time.Time
-	shown    bool
-}
-
-func (p *fuzzProgress) show(pr fuzz.Progress) {
-	if !p.on {
-		return
-	}
-	line := fmt.Sprintf("fuzz: %d requests, %s, %s requests/s, %s", pr.Requests, report.Plural(pr.Disagreements, "disagreement"), strconv.FormatFloat(pr.Rate(), 'f', 0, 64), pr.Elapsed.Round(time.Second))
-	if p.terminal {
-		fmt.Fprintf(p.e.stderr, "\r\033[K%s", line)
-		p.shown = true
-		return
-	}
-	if time.Since(p.last) >= 10*time.Second {
-		p.last = time.Now()
-		fmt.Fprintln(p.e.stderr, line)
-	}
-}
-
-func (p *fuzzProgress) done() {
-	if p.on && p.shown {
-		fmt.Fprint(p.e.stderr, "\r\033[K")
-	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -107,85 +106,24 @@ refused, or an engine error.`,
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	out := load.Summary{Corpus: f.Meta.SHA256.Corpus, Mapping: f.Meta.SHA256.Mapping, Documents: len(f.Docs)}
-	var verifyFailed []string
+	plan := load.Plan{Index: *index, Collection: *collection, Recreate: *recreate, IndexInAction: *inAction, Probe: *probe, Log: e.stderr}
 	for _, t := range ts {
 		tp, err := t.Transport()
 		if err != nil {
 			return usageErr("--target %s: %v", t.Name, err)
 		}
-		res := load.TargetResult{Name: t.Name, URL: t.Redacted()}
-		log := load.PrefixLines(e.stderr, t.Name+": ")
-		if *probe {
-			name := *index
-			if name == "" {
-				name = f.Workload.Index
-			}
-			if res.Probe, err = load.ProbeES(ctx, tp, name, f, load.ProbeOptions{}); err != nil {
-				return loadErr(t.Name, err)
-			}
-			if !res.Probe.Intact() {
-				verifyFailed = append(verifyFailed, t.Name)
-			}
-		} else {
-			res.Load, err = load.LoadES(ctx, tp, f, load.ESOptions{Index: *index, Recreate: *recreate, IndexInAction: *inAction, Log: log})
-			var ve *load.VerifyError
-			switch {
-			case errors.As(err, &ve):
-				verifyFailed = append(verifyFailed, t.Name)
-				fmt.Fprintf(e.stderr, "%s: %v\n", t.Name, err)
-			case err != nil:
-				return loadErr(t.Name, t.Scrub(err))
-			}
-			if res.Load != nil {
-				res.Probe = res.Load.Probe
-			}
-		}
-		out.Targets = append(out.Targets, res)
-		if !*asJSON {
-			res.WriteText(e.stdout)
-		}
+		plan.Engines = append(plan.Engines, load.Engine{Name: t.Name, URL: t.Redacted(), Transport: tp, Scrub: t.Scrub})
 	}
-
 	if *qaddr != "" {
-		c, srv, err := load.DialQdrant(ctx, load.QdrantConfig{Addr: *qaddr, APIKey: apiKey, TLS: *qtls})
-		if err != nil {
-			return loadErr("qdrant", err)
-		}
-		defer c.Close()
-		res := &load.QdrantResult{Addr: *qaddr, Server: srv}
-		name := *collection
-		if name == "" {
-			name = f.Workload.Index
-		}
-		if *probe {
-			if res.Probe, err = load.ProbeQdrant(ctx, c, name, f, load.ProbeOptions{}); err != nil {
-				return loadErr("qdrant", err)
-			}
-			if !res.Probe.Intact() {
-				verifyFailed = append(verifyFailed, "qdrant")
-			}
-		} else {
-			log := load.PrefixLines(e.stderr, "qdrant: ")
-			res.Load, err = load.LoadQdrant(ctx, c, f, load.QdrantOptions{Collection: name, Recreate: *recreate, Log: log})
-			var ve *load.VerifyError
-			switch {
-			case errors.As(err, &ve):
-				verifyFailed = append(verifyFailed, "qdrant")
-				fmt.Fprintf(e.stderr, "qdrant: %v\n", err)
-			case err != nil:
-				return loadErr("qdrant", err)
-			}
-			if res.Load != nil {
-				res.Probe = res.Load.Probe
-			}
-		}
-		out.Qdrant = res
-		if !*asJSON {
-			res.WriteText(e.stdout)
-		}
+		plan.Qdrant = &load.QdrantConfig{Addr: *qaddr, APIKey: apiKey, TLS: *qtls}
 	}
-
+	if !*asJSON {
+		plan.Text = e.stdout
+	}
+	out, err := load.Run(ctx, f, plan)
+	if err != nil {
+		return infra(err)
+	}
 	if *asJSON {
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
@@ -193,17 +131,8 @@ refused, or an engine error.`,
 		}
 		fmt.Fprintf(e.stdout, "%s\n", b)
 	}
-	if len(verifyFailed) > 0 {
-		return failed("the corpus is not intact on %s", strings.Join(verifyFailed, ", "))
+	if len(out.NotIntact) > 0 {
+		return failed("the corpus is not intact on %s", strings.Join(out.NotIntact, ", "))
 	}
 	return nil
-}
-
-// loadErr classifies a failure to load: a refusal to overwrite and engine errors are exit 2.
-func loadErr(name string, err error) error {
-	var ne *load.NotEmptyError
-	if errors.As(err, &ne) {
-		return usageErr("%s: %v", name, err)
-	}
-	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", name, err)}
 }

@@ -99,10 +99,10 @@ interrupted run.`,
 	r := &runner.Run{
 		Settings: settings, Suite: suite, Targets: ts, Ready: lb.Ready,
 		OnTrial:  func(res *report.Results) error { return report.WriteResults(dir, res) },
-		Progress: prog.event,
+		Progress: prog.Event,
 	}
 	res, runErr := r.Execute(ctx)
-	prog.done()
+	prog.Done()
 	if res == nil {
 		return infra(runErr)
 	}
@@ -121,34 +121,11 @@ interrupted run.`,
 	return nil
 }
 
-// progress shows where a run is, on one rewritten line of stderr when it is a terminal.
-type progress struct {
-	e       *env
-	on      bool
-	started time.Time
-	failed  int
-}
-
-func newProgress(e *env, off bool) *progress {
-	return &progress{e: e, on: e.stderrIsTerminal && !off, started: time.Now()}
-}
-
-func (p *progress) event(ev runner.Event) {
-	p.failed += ev.Failed
-	if !p.on {
-		return
+// newProgress is the progress display on stderr when it is a terminal and --no-progress is not
+// given, nil (which shows nothing) otherwise.
+func newProgress(e *env, off bool) *runner.ProgressDisplay {
+	if !e.stderrIsTerminal || off {
+		return nil
 	}
-	elapsed := time.Since(p.started)
-	eta := time.Duration(0)
-	if ev.Done > 0 {
-		eta = time.Duration(float64(elapsed) / float64(ev.Done) * float64(ev.Total-ev.Done))
-	}
-	fmt.Fprintf(p.e.stderr, "\r\033[K[%d/%d] trial %d/%d %-6s %-10s %-12s failed %d  eta %s",
-		ev.Done, ev.Total, ev.Trial, ev.Trials, ev.Op, report.ClientsLabel([]int{ev.Clients}), ev.Target, p.failed, eta.Round(time.Second))
-}
-
-func (p *progress) done() {
-	if p.on {
-		fmt.Fprint(p.e.stderr, "\r\033[K")
-	}
+	return runner.NewProgressDisplay(e.stderr)
 }

@@ -36,6 +36,17 @@ type CompareResult struct {
 	Warnings         []string
 }
 
+// Regressed is the number of cells classed Regressed: the cells `conform compare` fails on.
+func (r *CompareResult) Regressed() int {
+	n := 0
+	for _, c := range r.Cells {
+		if c.Class == Regressed {
+			n++
+		}
+	}
+	return n
+}
+
 // Compare compares two separate runs cell by cell: a and b map each cell to its trial p50s
 // (no rounds). The trials are each run's only replication, so the test sees the noise
 // between trials of a run but not the drift between runs; Compare always says so. Cells in

@@ -61,6 +61,10 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%v: interval [%v, %v] misses %v", c.Key, c.Low, c.High, c.Ratio)
 		}
 	}
+	// get@1 alone regressed: page@1 improved, and terms@1 changed as much without reaching Holm's level.
+	if n := res.Regressed(); n != 1 {
+		t.Errorf("%d cells regressed, want 1 (get@1)", n)
+	}
 	// 6 vs 6 trials, no overlap: exact p = 2/924; Holm over 4 tested cells.
 	if c := res.Cells[0]; math.Abs(c.P-2.0/924) > 1e-12 || c.PHolm > 0.05 {
 		t.Errorf("get@1: p %v Holm %v, want 2/924 and significant", c.P, c.PHolm)

@@ -9,5 +9,6 @@
 // filters and metric aggregations; _count; GET _doc), with values taken from the corpus so
 // filters match something. It will not generate what the engine refuses as unsupported, nor
 // what Elasticsearch answers nondeterministically (hits tied on every sort key), unless asked.
-// The invariants need no oracle: they hold on any correct engine.
+// The invariants need no oracle: they hold on any correct engine. A ProgressDisplay shows a
+// run's progress as "conform fuzz" does on stderr.
 package fuzz

@@ -128,6 +128,37 @@ func TestWriteAllIsValidAndAtomic(t *testing.T) {
 	}
 }
 
+// A round's files go into rounds/round-N of the experiment's directory: results.json after
+// every trial (the directory made on the first), everything but a manifest once it is done.
+func TestWriteRound(t *testing.T) {
+	dir := t.TempDir()
+	if got, want := RoundDir(dir, 3), filepath.Join(dir, "rounds", "round-3"); got != want {
+		t.Errorf("RoundDir = %s, want %s", got, want)
+	}
+	r := sample()
+	if err := WriteRoundResults(dir, 2, r); err != nil {
+		t.Fatal(err)
+	}
+	rd := filepath.Join(dir, "rounds", "round-2")
+	if entries, err := os.ReadDir(rd); err != nil || len(entries) != 1 || entries[0].Name() != ResultsFile {
+		t.Fatalf("after a trial %s holds %v (%v), want results.json alone", rd, entries, err)
+	}
+	if err := WriteRound(dir, 2, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ResultsFile, MarkdownFile, HTMLFile, BenchstatFile} {
+		if _, err := os.Stat(filepath.Join(rd, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(rd, ManifestFile)); !os.IsNotExist(err) {
+		t.Errorf("a round has a manifest of its own (%v); the experiment's records every round", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the experiment's directory holds %v, want rounds alone", entries)
+	}
+}
+
 func TestRedactArgs(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		{[]string{"--target", "es=http://elastic:changeme@127.0.0.1:9200/es"}, []string{"--target", "es=http://***@127.0.0.1:9200/es"}},

@@ -128,6 +128,28 @@ func benchName(s string) string {
 	}, s)
 }
 
+// RoundDir is where an experiment written into dir keeps one round's own files:
+// rounds/round-N.
+func RoundDir(dir string, round int) string {
+	return filepath.Join(dir, "rounds", fmt.Sprintf("round-%d", round))
+}
+
+// WriteRoundResults writes a round's results.json into its RoundDir, making the directory: an
+// experiment calls it after every trial of the round.
+func WriteRoundResults(dir string, round int, r *Results) error {
+	rd := RoundDir(dir, round)
+	if err := os.MkdirAll(rd, 0o755); err != nil {
+		return err
+	}
+	return WriteResults(rd, r)
+}
+
+// WriteRound writes every output of a finished round into its RoundDir, as WriteAll writes a
+// run's, without a manifest (the experiment's records every round).
+func WriteRound(dir string, round int, r *Results) error {
+	return WriteAll(RoundDir(dir, round), r, nil)
+}
+
 // WriteExperiment writes an experiment's files into dir: results.json (every round merged),
 // report.md, report.html, benchstat.txt, verdict.json and manifest.json, each atomically.
 func WriteExperiment(dir string, rep *Experiment, man *Manifest) error {

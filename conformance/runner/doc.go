@@ -16,6 +16,8 @@
 //
 // The orchestration is here too: Run (readiness through a Ready hook, rotation, cells,
 // results rewritten after every trial) and Experiment (paired rounds in ABBA order, with
-// WritePlan for a dry run and ShellSwitch to switch a one-URL variant between rounds). Whether
-// a target is ready is conformance/lab's decision, passed in as the hook.
+// WritePlan for a dry run, ShellSwitch to switch a one-URL variant between rounds, and Report
+// for the analysis and the report of the rounds it finished). Whether
+// a target is ready is conformance/lab's decision, passed in as the hook. ProgressDisplay
+// shows either's Events on a terminal, as "conform run" and "conform experiment" do.
 package runner

@@ -259,6 +259,33 @@ func ReportRounds(rounds []RoundResult) (listed []report.RoundInfo, recorded []r
 	return listed, recorded
 }
 
+// Report analyses the rounds an experiment finished (experiment.Analyze with o, on Input) and
+// assembles what it writes: the rounds merged into one set of results, marked incomplete with
+// runErr's text when the experiment stopped early, the variants' labels, the natives, the
+// plan's measured responses and the rounds as the report lists them. recorded is the rounds
+// as the manifest records them (ReportRounds).
+func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Options) (rep *report.Experiment, recorded []report.Round, err error) {
+	natives := make([]string, len(x.Natives))
+	for i, n := range x.Natives {
+		natives[i] = n.Name
+	}
+	analysis, err := experiment.Analyze(Input(rounds, natives), o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("analysing the experiment: %w", err)
+	}
+	merged, err := Merge(rounds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if runErr != nil {
+		merged.Complete, merged.Incomplete = false, runErr.Error()
+	}
+	rep = &report.Experiment{Results: merged, Baseline: x.Baseline.Label, Candidate: x.Candidate.Label, Natives: natives,
+		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
+	rep.Rounds, recorded = ReportRounds(rounds)
+	return rep, recorded, nil
+}
+
 // MarshalAA writes an A/A record as JSON.
 func MarshalAA(rec *experiment.AARecord) ([]byte, error) { return json.MarshalIndent(rec, "", "  ") }
 

@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
 	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/target"
 )
 
 // TestReportRounds: every finished round is listed for the report and recorded for the
@@ -42,5 +45,93 @@ func TestReportRounds(t *testing.T) {
 	}
 	if l, r := ReportRounds(nil); l != nil || r != nil {
 		t.Errorf("no rounds: %v, %v; want nothing", l, r)
+	}
+}
+
+// experimentRounds is four ABBA rounds of rest (baseline) and grpc (candidate) with the
+// native es, one cell (get at 1 client) of three trials each; the candidate's p50s are about
+// candidateMs, every other target's about 1 ms.
+func experimentRounds(candidateMs float64) []RoundResult {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	settings := report.Settings{Ops: []string{"get"}, Clients: []int{1}, Requests: 100, Trials: 3}
+	cell := func(target string, p50 float64) report.Cell {
+		c := report.Cell{Target: target, Op: "get", Clients: 1}
+		for i, jitter := range []float64{-0.01, 0, 0.01} {
+			c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: p50 + jitter, P95Ms: p50 + 1, P99Ms: p50 + 2, MeanMs: p50, MaxMs: p50 + 3, ThroughputRPS: 1000 / p50, Passed: 100})
+		}
+		return c
+	}
+	var rounds []RoundResult
+	for i, v := range experiment.ABBA(1) {
+		label, p50 := "rest", 1.0
+		if v == experiment.Candidate {
+			label, p50 = "grpc", candidateMs
+		}
+		// Each round drifts a little, the native with it, so the round model has variance to
+		// estimate.
+		drift := []float64{0, 0.03, -0.02, 0.01}[i]
+		start := t0.Add(time.Duration(i) * time.Minute)
+		res := &report.Results{Settings: settings, Complete: true, StartedAt: start, FinishedAt: start.Add(30 * time.Second),
+			Targets: []report.Target{{Name: label}, {Name: "es"}}, Cells: []report.Cell{cell(label, p50+drift), cell("es", 1+drift/2)}}
+		rounds = append(rounds, RoundResult{Round: i + 1, Variant: v, Label: label, Started: start, Finished: res.FinishedAt, Results: res})
+	}
+	return rounds
+}
+
+// TestExperimentReport: the report of an experiment is the analysis of its rounds' Input, the
+// rounds merged, the variants' labels, the natives and the plan's count, and its rounds listed
+// and recorded as ReportRounds gives them; an experiment that stopped early is incomplete.
+func TestExperimentReport(t *testing.T) {
+	x := &Experiment{Settings: Settings{Ops: []string{"get"}, Clients: []int{1}, Requests: 100, Trials: 3}, Order: experiment.ABBA(1),
+		Baseline: Variant{Label: "rest"}, Candidate: Variant{Label: "grpc"}, Natives: []*target.Target{{Name: "es"}}}
+	opts := experiment.Options{Alpha: experiment.DefaultAlpha, Threshold: experiment.DefaultThreshold, NativeWeight: experiment.Weight(0.5)}
+	for _, tc := range []struct {
+		reason      string
+		candidateMs float64
+		runErr      error
+		verdict     experiment.Verdict
+	}{
+		{"a slower candidate, all rounds finished", 2, nil, experiment.Reject},
+		{"no change, stopped early", 1, errors.New("round 5: interrupted"), experiment.NoChangeFound},
+	} {
+		rounds := experimentRounds(tc.candidateMs)
+		rep, recorded, err := x.Report(rounds, tc.runErr, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.reason, err)
+		}
+		analysis, err := experiment.Analyze(Input(rounds, []string{"es"}), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rep.Analysis, analysis) {
+			t.Errorf("%s: analysis = %+v\nwant Analyze(Input(rounds)) = %+v", tc.reason, rep.Analysis, analysis)
+		}
+		if rep.Analysis.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %s, want %s", tc.reason, rep.Analysis.Verdict, tc.verdict)
+		}
+		merged, err := Merge(rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.runErr != nil {
+			merged.Complete, merged.Incomplete = false, tc.runErr.Error()
+		}
+		if !reflect.DeepEqual(rep.Results, merged) {
+			t.Errorf("%s: results = %+v\nwant the rounds merged, %+v", tc.reason, rep.Results, merged)
+		}
+		if rep.Results.Complete != (tc.runErr == nil) {
+			t.Errorf("%s: complete %v (%q) with run error %v", tc.reason, rep.Results.Complete, rep.Results.Incomplete, tc.runErr)
+		}
+		listed, wantRecorded := ReportRounds(rounds)
+		if !reflect.DeepEqual(rep.Rounds, listed) || !reflect.DeepEqual(recorded, wantRecorded) {
+			t.Errorf("%s: rounds listed %+v, recorded %+v; want ReportRounds's", tc.reason, rep.Rounds, recorded)
+		}
+		if rep.Baseline != "rest" || rep.Candidate != "grpc" || !reflect.DeepEqual(rep.Natives, []string{"es"}) || rep.MeasuredResponses != x.MeasuredResponses() {
+			t.Errorf("%s: baseline %q, candidate %q, natives %v, measured %d", tc.reason, rep.Baseline, rep.Candidate, rep.Natives, rep.MeasuredResponses)
+		}
+	}
+	// Options the analysis refuses are its error, said so.
+	if _, _, err := x.Report(experimentRounds(1), nil, experiment.Options{Alpha: 2}); err == nil || !strings.HasPrefix(err.Error(), "analysing the experiment: ") {
+		t.Errorf("alpha 2: %v", err)
 	}
 }

@@ -4,7 +4,9 @@
 // collects the outcomes; One does the same for a single case (conform explain). It also
 // verifies the embedded oracle against a live Elasticsearch with that same check (Verify), and
 // serves the embedded engine loaded with the corpus. OracleSource resolves an oracle spec, and
-// LiveOracle reaches a live one without the target's credentials.
+// LiveOracle reaches a live one without the target's credentials (LiveTarget finds it in a
+// source); ExpectCase asks an oracle what explaining one case needs, and OracleRequest is the
+// request the oracle answered for it.
 //
 // It sits between the oracle and the reports: it takes fixtures, expectations and a target,
 // and hands on a Run of Outcomes (failures are values, never errors) that conformance/report

@@ -37,6 +37,31 @@ func LiveOracle(url string, o target.Options) (*target.Target, error) {
 	return target.Parse("oracle="+url, o)
 }
 
+// LiveTarget is the target through which a live oracle made by OracleSource is reached, for a
+// curl that asks it again; ok is false for any other source.
+func LiveTarget(src oracle.Source) (t *target.Target, ok bool) {
+	l, ok := src.(*oracle.Live)
+	if !ok {
+		return nil, false
+	}
+	ep, ok := l.Endpoint.(*endpoint)
+	if !ok {
+		return nil, false
+	}
+	return ep.t, true
+}
+
+// ExpectCase computes the expectations that explaining case c needs. An embedded or live
+// oracle answers c and the page it continues, not the whole workload (a live Elasticsearch
+// then answers two requests); a golden file is read whole, since it must match the workload
+// it was recorded from.
+func ExpectCase(ctx context.Context, src oracle.Source, f *fixtures.Fixtures, c *fixtures.Case, tth fixtures.TotalHits) (*oracle.Expectations, error) {
+	if _, golden := src.(*oracle.Golden); !golden {
+		f = f.Narrow(c)
+	}
+	return Expect(ctx, src, f, tth)
+}
+
 // Expect computes the expected responses of f's workload from src, once, before anything is
 // sent to a target.
 func Expect(ctx context.Context, src oracle.Source, f *fixtures.Fixtures, tth fixtures.TotalHits) (*oracle.Expectations, error) {

@@ -87,16 +87,9 @@ func Prepare(t *target.Target, x *oracle.Expectations, c *fixtures.Case) (fixtur
 	if want == nil {
 		return fixtures.Request{}, nil, fmt.Errorf("the oracle has no expectation for %s", c.Name)
 	}
-	var cursor []byte
-	if c.After != "" {
-		page := x.Get(c.After)
-		if page == nil {
-			return fixtures.Request{}, nil, fmt.Errorf("case %s continues %s, which the oracle did not answer", c.Name, c.After)
-		}
-		var err error
-		if cursor, err = oracle.Cursor(page); err != nil {
-			return fixtures.Request{}, nil, fmt.Errorf("case %s: %w", c.Name, err)
-		}
+	cursor, err := afterCursor(x, c)
+	if err != nil {
+		return fixtures.Request{}, nil, err
 	}
 	req, err := t.Request(c, x.Settings.Index, x.Settings.TrackTotalHits, cursor)
 	if err != nil {
@@ -107,6 +100,34 @@ func Prepare(t *target.Target, x *oracle.Expectations, c *fixtures.Case) (fixtur
 		return fixtures.Request{}, nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
 	}
 	return req, exp, nil
+}
+
+// OracleRequest is case c's request as the oracle of x was asked it, for a curl that asks it
+// again: the oracle's index and track_total_hits, and for an after case the same cursor as
+// Prepare's.
+func OracleRequest(x *oracle.Expectations, c *fixtures.Case) (fixtures.Request, error) {
+	cursor, err := afterCursor(x, c)
+	if err != nil {
+		return fixtures.Request{}, err
+	}
+	return c.Request(x.Settings.Index, x.Settings.TrackTotalHits, cursor)
+}
+
+// afterCursor is the search_after of an after case: the sort values of the last hit of the
+// oracle's answer to the page it continues (nil for any other case).
+func afterCursor(x *oracle.Expectations, c *fixtures.Case) ([]byte, error) {
+	if c.After == "" {
+		return nil, nil
+	}
+	page := x.Get(c.After)
+	if page == nil {
+		return nil, fmt.Errorf("case %s continues %s, which the oracle did not answer", c.Name, c.After)
+	}
+	cursor, err := oracle.Cursor(page)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	return cursor, nil
 }
 
 // Check sends every case of ops (all operations when ops is empty) once, in workload order,

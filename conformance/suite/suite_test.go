@@ -338,6 +338,48 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+// OracleRequest is the request the oracle answered: the same as Prepare's for a target that
+// keeps the workload's index, the cursor of an after case included, and the workload's index
+// when the target uses another.
+func TestOracleRequest(t *testing.T) {
+	fx := smallFixtures(t)
+	x := expect(t, fx)
+	same := parse(t, "http://127.0.0.1:1")
+	other, err := target.Parse("gw=http://127.0.0.1:1", target.Options{Index: "products"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"get/000", "page/000", "after/000"} {
+		c := fx.Workload.Case(name)
+		oreq, err := suite.OracleRequest(x, c)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		req, _, err := suite.Prepare(same, x, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if oreq.Method != req.Method || oreq.Path != req.Path || !bytes.Equal(oreq.Body, req.Body) {
+			t.Errorf("%s: the oracle was asked %s %s %s, the target %s %s %s", name, oreq.Method, oreq.Path, oreq.Body, req.Method, req.Path, req.Body)
+		}
+		if name == "after/000" && !bytes.Contains(oreq.Body, []byte(`"search_after":[`)) {
+			t.Errorf("%s: no cursor in %s", name, oreq.Body)
+		}
+		greq, _, err := suite.Prepare(other, x, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(oreq.Path, "/"+fx.Workload.Index+"/") || !strings.HasPrefix(greq.Path, "/products/") || !bytes.Equal(oreq.Body, greq.Body) {
+			t.Errorf("%s: with the target's index products, the oracle's path is %s and the target's %s", name, oreq.Path, greq.Path)
+		}
+	}
+	partial := oracle.NewExpectations(x.Source, x.Settings,
+		slices.DeleteFunc(slices.Clone(x.Cases), func(e oracle.Expected) bool { return e.Request.Op == "page" }))
+	if _, err := suite.OracleRequest(partial, fx.Workload.Case("after/000")); err == nil || !strings.Contains(err.Error(), "which the oracle did not answer") {
+		t.Errorf("an after case whose page has no expectation: %v", err)
+	}
+}
+
 // One sends one case and checks it; a closed connection is a fault in the outcome.
 func TestOne(t *testing.T) {
 	fx := smallFixtures(t)
