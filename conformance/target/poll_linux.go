@@ -59,7 +59,8 @@ type PollConn struct {
 // canPoll is whether this platform has PollConn.
 const canPoll = true
 
-// pollReadSize is the first size of a PollConn's read buffer; it doubles as a response needs.
+// pollReadSize is the first size of a PollConn's read buffer, doubled whenever a response
+// needs more.
 const pollReadSize = 64 << 10
 
 // OpenPoll connects a PollConn that sends reqs (prepared by this target). It fails for an
