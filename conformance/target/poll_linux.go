@@ -245,12 +245,9 @@ func (c *PollConn) Continue() (Exchange, bool, error) {
 		case err == unix.EAGAIN || err == unix.EINTR:
 			// Nothing new, but bytes the server sent beyond the last response are parsed.
 		case err != nil && len(c.acc) == 0:
-			// A reset before any byte of the response reads as Conn reads it: closed.
-			msg := "connection closed by the server before the response"
-			if c.served > 0 {
-				msg += fmt.Sprintf(" (the keep-alive connection had carried %d responses)", c.served)
-			}
-			return c.done(Exchange{}, c.protocolFault("read status line", msg))
+			// A reset before any byte of the response is read as Conn reads it: the end of the
+			// connection, which the parser words.
+			c.eof = true
 		case err != nil:
 			return c.done(Exchange{}, c.fault("read response", "read", err))
 		case n == 0:
