@@ -230,3 +230,58 @@ func TestRunTrialLoopTakesBufferedResponses(t *testing.T) {
 		t.Errorf("passed %d, failures %v; want 2 passed and the third a timeout", r.Passed, r.Failures)
 	}
 }
+
+// The loops keep their Ps while they wait on their sockets (raw system calls), so the rest of
+// the program runs beside them: garbage collections, which stop every P, and timers finish
+// while every client waits on a server that does not answer.
+func TestRunTrialLoopLeavesTheRuntimeRunning(t *testing.T) {
+	if !canLoop {
+		t.Skip("the event loop needs Linux")
+	}
+	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "slow", Method: "GET", Path: "/slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := make(chan struct{}, 8)
+	var took time.Duration
+	var gcs uint32
+	go func() {
+		defer cancel()
+		for range 2 * runtime.GOMAXPROCS(0) {
+			<-waiting
+		}
+		time.Sleep(20 * time.Millisecond) // every loop is now in epoll_wait
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		for range 5 {
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		took = time.Since(start)
+		runtime.ReadMemStats(&after)
+		gcs = after.NumGC - before.NumGC
+	}()
+	r, err := RunTrial(ctx, Trial{Clients: 2 * runtime.GOMAXPROCS(0), Requests: 100, Cases: 1, Check: passAll,
+		Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
+			waiting <- struct{}{}
+			return tg.Open(ctx, target.LayerLean, reqs)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Incomplete || r.Passed != 0 {
+		t.Errorf("incomplete %v passed %d; want the cancelled trial with nothing passed", r.Incomplete, r.Passed)
+	}
+	// Five collections and five 1-ms sleeps; generous for a busy machine, far under the
+	// server's 2 s stall.
+	if gcs < 5 || took > time.Second {
+		t.Errorf("%d garbage collections in %v while the loops waited, want 5 well under a second", gcs, took)
+	}
+}

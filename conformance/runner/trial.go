@@ -68,8 +68,10 @@ type Trial struct {
 	// goroutine of its own instead, as for any other exchanger. A loop waits on its clients'
 	// sockets with epoll and serves whichever are ready, as wrk's threads do, instead of
 	// parking a goroutine per exchange in Go's network poller. While loops run, GOMAXPROCS is
-	// raised to one more than the loops (and put back after): a loop waits in a system call,
-	// and without a spare P the runtime hands that loop's P to another thread every time.
+	// raised to one more than the loops (and put back after): a loop keeps its P while it
+	// waits on its sockets (a raw system call, see loop_linux.go), and the spare P runs every
+	// other goroutine meanwhile (the caller waiting for the trial, a cancellation, the garbage
+	// collector, timers).
 	Loops int
 	// OnMeasure, when set, is called with true just before the first measured request is
 	// sent and with false just after the last measured response is read, so a caller can

@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -163,7 +164,7 @@ func (c *PollConn) Begin(i int) error {
 	if to := c.t.Timeout; to > 0 {
 		c.deadline = c.start.Add(to)
 	}
-	n, err := unix.Write(c.fd, p.raw)
+	n, err := rawWrite(c.fd, p.raw)
 	if err == nil && n == len(p.raw) {
 		return nil
 	}
@@ -180,7 +181,7 @@ func (c *PollConn) writeRest(b []byte) error {
 		if err := c.wait(unix.POLLOUT); err != nil {
 			return err
 		}
-		n, err := unix.Write(c.fd, b)
+		n, err := rawWrite(c.fd, b)
 		switch {
 		case err == unix.EAGAIN || err == unix.EINTR:
 		case err != nil:
@@ -238,7 +239,7 @@ func (c *PollConn) Continue() (Exchange, bool, error) {
 			copy(nb, c.acc)
 			c.acc = nb
 		}
-		n, err := unix.Read(c.fd, c.acc[len(c.acc):cap(c.acc)])
+		n, err := rawRead(c.fd, c.acc[len(c.acc):cap(c.acc)])
 		switch {
 		case (err == unix.EAGAIN || err == unix.EINTR) && len(c.acc) == 0:
 			return Exchange{}, false, nil
@@ -371,4 +372,30 @@ func (s *accSource) Read(p []byte) (int, error) {
 	n := copy(p, s.b[s.off:])
 	s.off += n
 	return n, nil
+}
+
+// rawRead and rawWrite are read(2) and write(2) on the non-blocking socket as raw system
+// calls: they never block, so the runtime need not be told of them (unix.Read would, as for a
+// call that might), and a loop that waits with a raw epoll_pwait as well (runner's) keeps its
+// P throughout instead of waking the runtime's monitor with calls it sees in progress.
+func rawRead(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}
+
+func rawWrite(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
 }
