@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance/report"
+	"github.com/conform-dev/conform/conformance/runner"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load/loadtest"
 	"github.com/conform-dev/conform/oracle/engine"
@@ -67,6 +68,14 @@ func TestRunEmbeddedDefault(t *testing.T) {
 	for _, c := range r.Cells {
 		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms <= 0 || c.Histogram == nil {
 			t.Errorf("cell %s/%s/%d: %d trials, %d passed, p50 %v", c.Target, c.Op, c.Clients, len(c.Trials), c.Passed, c.MedianP50Ms)
+		}
+		// What measuring cost, per response, where the OS's accounting is read.
+		if _, _, ok := runner.ProcessCPU(); ok {
+			for _, tr := range c.Trials {
+				if cpu := tr.ClientCPU; cpu == nil || cpu.UserUs < 0 || cpu.SysUs < 0 || cpu.UserUs+cpu.SysUs <= 0 || cpu.UserUs+cpu.SysUs > 1e6 {
+					t.Errorf("cell %s/%s/%d trial %d: client CPU %+v", c.Target, c.Op, c.Clients, tr.Trial, cpu)
+				}
+			}
 		}
 	}
 	if r.Settings.Requests != 40 || r.Settings.Trials != 2 || r.Settings.Warmup != 4 {

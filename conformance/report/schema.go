@@ -132,6 +132,17 @@ type Trial struct {
 	// WarmupFailed counts warmup responses that failed the check (they are never timed).
 	WarmupFailed int  `json:"warmup_failed,omitempty"`
 	Incomplete   bool `json:"incomplete,omitempty"`
+	// ClientCPU is what measuring cost: conform's CPU time per measured response over the
+	// trial's measured phase; nil where the OS's accounting is not read.
+	ClientCPU *CPU `json:"client_cpu,omitempty"`
+}
+
+// CPU is a process's CPU time per response as the OS accounts it (getrusage): the whole
+// process, user and system, in microseconds. Linux samples the split between the two at its
+// tick, so over a trial of a few milliseconds one may read 0; the sum is exact.
+type CPU struct {
+	UserUs float64 `json:"user_us"`
+	SysUs  float64 `json:"sys_us"`
 }
 
 // Histogram is a latency distribution in log-spaced bins: Counts[i] samples fell in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -529,7 +530,18 @@ func (cs *cellState) add(trial int, started time.Time, tr *Result) error {
 	return cs.push(st, report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall),
 		P50Ms: ms(st.P50), P95Ms: ms(st.P95), P99Ms: ms(st.P99), MeanMs: ms(st.Mean), MaxMs: ms(st.Max),
 		ThroughputRPS: st.Throughput, Passed: st.Passed, Failed: st.Failed, FailuresByClass: failures,
-		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete})
+		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete, ClientCPU: clientCPU(tr)})
+}
+
+// clientCPU is the process's CPU time per measured response over the trial, nil when it was
+// not read or nothing was measured.
+func clientCPU(tr *Result) *report.CPU {
+	n := tr.Passed + tr.Failed
+	if n == 0 || tr.UserCPU+tr.SysCPU <= 0 {
+		return nil
+	}
+	us := func(d time.Duration) float64 { return math.Round(float64(d)/float64(n)/10) / 100 }
+	return &report.CPU{UserUs: us(tr.UserCPU), SysUs: us(tr.SysCPU)}
 }
 
 // addSummary folds in a trial already summarised (merging an experiment's rounds).
