@@ -331,7 +331,7 @@ func Measure(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 	if work.Static == nil {
 		fmt.Fprintf(w, "wrk:     the same request bytes, in turn, from a Lua request hook\n")
 	}
-	fmt.Fprintf(w, "check:   %s, on each client's goroutine after its timer stops; wrk checks the status only\n", work.CheckNote)
+	fmt.Fprintf(w, "check:   %s, by whichever goroutine or event loop drives the client, after its timer stops; wrk checks the status only\n", work.CheckNote)
 	fmt.Fprintf(w, "CPU:     per request, user+sys, from the OS: getrusage over conform's measured phase, wrk's whole process%s\n", server.note())
 	fmt.Fprintf(w, "host:    %d CPUs, GOMAXPROCS %d, load average before: %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAverage())
 	fmt.Fprintf(w, "runs:    %v each, %d rounds, order reversed every other round\n\n", o.Duration, o.Rounds)
