@@ -63,6 +63,10 @@ func htmlDocument(title string, r *Results, preamble []byte) []byte {
 	table("Latency p50 (ms), median of trial p50s", func(c *Cell) string { return Ms(c.MedianP50Ms) })
 	table("Latency p95 (ms), median of trial p95s", func(c *Cell) string { return Ms(c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
+	if r.HasClientCPU() {
+		table("Measuring cost (µs of CPU per response)", clientCPUText)
+		fmt.Fprintf(&b, "<p>%s.</p>\n", esc(strings.ToUpper(ClientCPUNote[:1])+ClientCPUNote[1:]))
+	}
 	table("Failures (never timed)", func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
 	table("Trial p50 range (ms)", func(c *Cell) string { return Ms(c.P50RangeMs[0]) + "–" + Ms(c.P50RangeMs[1]) })
 

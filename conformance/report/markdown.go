@@ -83,6 +83,9 @@ func Markdown(r *Results) []byte {
 		func(c *Cell) string { return Ms(c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", fmt.Sprintf("Median of the trials' passed responses per second of wall time, %s.", clients),
 		func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
+	if r.HasClientCPU() {
+		table("Measuring cost (µs of CPU per response)", fmt.Sprintf("%s; %s.", strings.ToUpper(ClientCPUNote[:1])+ClientCPUNote[1:], clients), clientCPUText)
+	}
 	table("Failures", fmt.Sprintf("Responses that failed the check (never timed), %s.", clients),
 		func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
 	table("Trial p50 range (ms)", fmt.Sprintf("Minimum–maximum of the trial p50s, %s.", clients),
@@ -97,6 +100,15 @@ func Markdown(r *Results) []byte {
 		b.WriteString("\n")
 	}
 	return b.Bytes()
+}
+
+// clientCPUText is a cell's median client CPU per response, "–" when not recorded.
+func clientCPUText(c *Cell) string {
+	us, ok := c.MedianClientCPUUs()
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", us)
 }
 
 // incompleteNote says what an incomplete run's cells hold.

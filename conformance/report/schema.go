@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 )
 
@@ -192,6 +193,38 @@ func (r *Results) Cell(target, op string, clients int) *Cell {
 	}
 	return nil
 }
+
+// MedianClientCPUUs is the median over the cell's trials of conform's CPU time per response
+// (user plus system, µs); ok is false when no trial recorded it.
+func (c *Cell) MedianClientCPUUs() (us float64, ok bool) {
+	var v []float64
+	for _, t := range c.Trials {
+		if t.ClientCPU != nil {
+			v = append(v, t.ClientCPU.UserUs+t.ClientCPU.SysUs)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2], true
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
+}
+
+// HasClientCPU reports whether any trial recorded conform's CPU time.
+func (r *Results) HasClientCPU() bool {
+	for i := range r.Cells {
+		if _, ok := r.Cells[i].MedianClientCPUUs(); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ClientCPUNote says what the client CPU figures hold.
+const ClientCPUNote = "conform's own CPU time per measured response (user + system, from the OS over each trial's measured phase; its clients, the check and the Go runtime, and the target too when conform serves it in its own process, as the embedded default), median over trials"
 
 // TrialsMeasured counts the trials in every cell.
 func (r *Results) TrialsMeasured() int {
