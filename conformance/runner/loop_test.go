@@ -73,6 +73,21 @@ func awkwardServer(t *testing.T) string {
 	return "http://" + ln.Addr().String()
 }
 
+// stalledTarget is the awkward server with a 10 s timeout, and its one request, /slow, which it
+// does not answer for 2 s.
+func stalledTarget(t *testing.T) (*target.Target, []*target.Prepared) {
+	t.Helper()
+	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "slow", Method: "GET", Path: "/slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, reqs
+}
+
 // The event loop and the goroutine-per-client path agree on every count over a server that
 // splits responses, closes connections and stalls, and the loop is what drives lean
 // connections on this platform.
@@ -159,14 +174,7 @@ func TestRunTrialLoopCancelled(t *testing.T) {
 	if !canLoop {
 		t.Skip("the event loop needs Linux")
 	}
-	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "slow", Method: "GET", Path: "/slow"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, reqs := stalledTarget(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -238,14 +246,7 @@ func TestRunTrialLoopLeavesTheRuntimeRunning(t *testing.T) {
 	if !canLoop {
 		t.Skip("the event loop needs Linux")
 	}
-	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := tg.PrepareAll([]fixtures.Request{{Case: "slow", Method: "GET", Path: "/slow"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, reqs := stalledTarget(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	waiting := make(chan struct{}, 8)
