@@ -472,6 +472,15 @@ func (c *execCtx) runTerm(name string, v gjson.Result, boost float32, ci bool, s
 		defer func() { c.boost = outer }()
 		return c.runRange(rq)
 	}
+	if f.typ == tScaledFloat {
+		// ScaledFloatFieldType.termQuery: Math.round(scale(x)) as a long term (scaled.go).
+		x, e := c.scaledQueryValue(f, v)
+		if e != nil {
+			return nil, e
+		}
+		s := javaRound(x)
+		return &qres{bits: c.scanI64(f, func(y int64) bool { return y == s }), cs: boost}, nil
+	}
 	i, x, decimal, msg := numericQueryValue(f, v)
 	if msg != "" {
 		return nil, c.numberErr(msg)
@@ -482,9 +491,6 @@ func (c *execCtx) runTerm(name string, v gjson.Result, boost float32, ci bool, s
 			return c.empty(), nil
 		}
 		return &qres{bits: c.scanI64(f, func(y int64) bool { return y == i }), cs: boost}, nil
-	case tScaledFloat:
-		s := javaRound(x * f.scaling)
-		return &qres{bits: c.scanI64(f, func(y int64) bool { return y == s }), cs: boost}, nil
 	case tHalfFloat:
 		h := float64(toHalf(float32(x)))
 		return &qres{bits: c.scanF64(f, func(y float64) bool { return y == h }), cs: boost}, nil
@@ -737,30 +743,22 @@ func (c *execCtx) runRange(q qRange) (*qres, *esError) {
 		}
 		return &qres{bits: c.scanI64(f, func(y int64) bool { return y >= lo && y <= hi }), cs: c.boost * q.boost}, nil
 	case tScaledFloat:
-		// ScaledFloatFieldType.rangeQuery: scale, step past an exclusive bound, then round the
-		// bound inward (UNCONFIRMED: 8.x code not re-read).
+		// ScaledFloatFieldType.rangeQuery (scaled.go): scale in decimal, step past an exclusive
+		// bound on the scaled double, then round the bound inward.
 		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 		if q.hasLo {
-			_, x, _, msg := numericQueryValue(f, q.lo)
-			if msg != "" {
-				return nil, c.numberErr(msg)
+			s, e := c.scaledQueryValue(f, q.lo)
+			if e != nil {
+				return nil, e
 			}
-			s := x * f.scaling
-			if !q.incLo {
-				s = math.Nextafter(s, math.Inf(1))
-			}
-			lo = javaRound(math.Ceil(s))
+			lo = scaledLower(s, q.incLo)
 		}
 		if q.hasHi {
-			_, x, _, msg := numericQueryValue(f, q.hi)
-			if msg != "" {
-				return nil, c.numberErr(msg)
+			s, e := c.scaledQueryValue(f, q.hi)
+			if e != nil {
+				return nil, e
 			}
-			s := x * f.scaling
-			if !q.incHi {
-				s = math.Nextafter(s, math.Inf(-1))
-			}
-			hi = javaRound(math.Floor(s))
+			hi = scaledUpper(s, q.incHi)
 		}
 		return &qres{bits: c.scanI64(f, func(y int64) bool { return y >= lo && y <= hi }), cs: c.boost * q.boost}, nil
 	case tDouble, tFloat, tHalfFloat:

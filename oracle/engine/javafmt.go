@@ -115,23 +115,28 @@ func jsonFloat(v float32) string {
 	return javaFloat(v)
 }
 
-// javaRound is Java's Math.round(double): the closest long, ties towards positive infinity,
-// saturating at the long range and 0 for NaN.
+// javaRound is Java's Math.round(double), ported from the JDK (java.lang.Math.round since
+// JDK 8): floor(x + 1/2) computed exactly on the bits, so 0.49999999999999994 rounds to 0 and
+// -2.5 to -2; values whose ulp is at least 1, infinities and NaN go through the (long) cast,
+// which saturates and maps NaN to 0.
 func javaRound(x float64) int64 {
-	if math.IsNaN(x) {
-		return 0
+	const (
+		significandWidth = 53
+		expBias          = 1023
+		expBitMask       = 0x7FF0000000000000
+		signifBitMask    = 0x000FFFFFFFFFFFFF
+	)
+	bits := int64(math.Float64bits(x))
+	biasedExp := (bits & expBitMask) >> (significandWidth - 1)
+	shift := (significandWidth - 2 + expBias) - biasedExp
+	if shift&-64 == 0 { // 0 <= shift < 64: 2^-64 <= ulp(x) < 1
+		r := bits&signifBitMask | (signifBitMask + 1)
+		if bits < 0 {
+			r = -r
+		}
+		return ((r >> shift) + 1) >> 1
 	}
-	if x >= 9.223372036854775807e18 {
-		return math.MaxInt64
-	}
-	if x <= -9.223372036854775808e18 {
-		return math.MinInt64
-	}
-	f := math.Floor(x)
-	if x-f >= 0.5 {
-		f++
-	}
-	return int64(f)
+	return javaDoubleToLong(x)
 }
 
 // javaDoubleToLong is Java's (long) cast of a double: truncation, saturating, NaN to 0.
