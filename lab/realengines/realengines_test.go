@@ -185,6 +185,7 @@ func lastLine(s string) string {
 func TestOpenSearch(t *testing.T) {
 	os_ := state(t)["OS_URL"]
 	mustConform(t, "load", "--target", "os="+os_, "--recreate")
+	t.Run("price-sweep", func(t *testing.T) { testPriceSweep(t, os_) })
 	js := filepath.Join(t.TempDir(), "check.json")
 	code, out := conform(t, "check", "--target", "os="+os_, "--json", js)
 	var r struct {
