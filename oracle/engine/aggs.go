@@ -124,6 +124,15 @@ func parseAgg(name string, body gjson.Result) (*aggSpec, *esError) {
 	if len(a.subs) > 0 && a.typ != "terms" && a.typ != "filter" && a.typ != "filters" {
 		return nil, errParsing(body.Index, "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a.typ)
 	}
+	if a.typ == "filter" || a.typ == "filters" {
+		names := make([]string, len(a.subs))
+		for i, s := range a.subs {
+			names[i] = s.name
+		}
+		if _, ok := filterBucketOrder(names); !ok {
+			return nil, errUnsupportedf("the order of %d sub-aggregations under [%s] aggregation [%s]: confirmed up to %d names without a hash chain of %d", len(names), a.typ, name, maxFilterSubAggs, hashChainLimit)
+		}
+	}
 	return a, nil
 }
 

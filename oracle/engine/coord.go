@@ -360,7 +360,7 @@ func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, [
 			return err.status, err.body()
 		}
 		b = append(b, `,"aggregations":`...)
-		b = renderAggs(b, res)
+		b = renderAggs(b, res, false)
 	}
 	return 200, append(b, '}')
 }
@@ -491,7 +491,10 @@ func renderHit(b []byte, o *shardOut, doc int, r *searchReq, showScore bool) ([]
 	b = appendIgnored(b, m.ignored)
 	if !r.source.disabled {
 		b = append(b, `,"_source":`...)
-		b = appendSource(b, m.source, r.source)
+		var err *esError
+		if b, err = appendSource(b, m.source, r.source); err != nil {
+			return nil, err
+		}
 	}
 	if !r.relevance {
 		b = append(b, `,"sort":[`...)
@@ -554,81 +557,6 @@ func appendSortValue(b []byte, k *sortKey, o *shardOut, doc int) ([]byte, *esErr
 func hasValue(f *field, doc int) bool {
 	lo, hi := f.data.span(doc)
 	return hi > lo
-}
-
-// appendSource writes a document's _source: the original bytes, or, when filtered, the
-// filtered object re-serialised as Jackson would.
-func appendSource(b []byte, src []byte, f sourceFilter) []byte {
-	if !f.filtering() {
-		return append(b, src...)
-	}
-	out, _ := filterObject(b, gjson.ParseBytes(src), "", f)
-	return out
-}
-
-func pathMatches(patterns []string, path string) bool {
-	for _, p := range patterns {
-		if p == path || strings.Contains(p, "*") && wildcardMatch(p, path) {
-			return true
-		}
-	}
-	return false
-}
-
-func prefixOfPattern(patterns []string, path string) bool {
-	for _, p := range patterns {
-		if strings.HasPrefix(p, path+".") || strings.HasPrefix(p, "*") {
-			return true
-		}
-	}
-	return false
-}
-
-// filterObject applies includes and excludes to an object (UNCONFIRMED: empty objects left by
-// an include filter are dropped).
-func filterObject(b []byte, obj gjson.Result, prefix string, f sourceFilter) ([]byte, bool) {
-	start := len(b)
-	b = append(b, '{')
-	n := 0
-	obj.ForEach(func(k, v gjson.Result) bool {
-		path := prefix + k.String()
-		if pathMatches(f.excludes, path) {
-			return true
-		}
-		included := len(f.includes) == 0 || pathMatches(f.includes, path)
-		mark := len(b)
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, k.String())
-		b = append(b, ':')
-		switch {
-		case v.IsObject() && (!included || len(f.excludes) > 0):
-			if !included && !prefixOfPattern(f.includes, path) {
-				b = b[:mark]
-				return true
-			}
-			sub := f
-			if included {
-				sub.includes = nil
-			}
-			var ok bool
-			b, ok = filterObject(b, v, path+".", sub)
-			if !ok && !included {
-				b = b[:mark]
-				return true
-			}
-		case included:
-			b = appendJackson(b, v)
-		default:
-			b = b[:mark]
-			return true
-		}
-		n++
-		return true
-	})
-	b = append(b, '}')
-	return b, n > 0 || len(b) > start+2
 }
 
 // appendJackson re-serialises a JSON value as Jackson writes a parsed one: compact, strings

@@ -5,8 +5,9 @@
 // hands on response bytes: GET by id, _search (filter and term-level queries, field sorts,
 // search_after, from/size, track_total_hits, _source filtering), terms/filter/filters and
 // single-value metric aggregations, and _count, with Elasticsearch's key order, Java number
-// rendering and error envelopes. The reference is ES-SEMANTICS.md; behaviour taken from its
-// UNCONFIRMED rows is marked in comments.
+// rendering and error envelopes. The reference is ES-SEMANTICS.md; each rule's comment cites the
+// Elasticsearch 8.15 source it follows, or the real-engine case (lab/realengines) that confirmed
+// it on real Elasticsearch 8.15.0.
 //
 // It keeps what Elasticsearch keeps: the raw _source bytes, doc values per field already in
 // their sort representation, and insertion order as the document number that breaks ties.

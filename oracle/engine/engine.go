@@ -650,7 +650,10 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 	b = append(b, `,"found":true`...)
 	if !src.disabled {
 		b = append(b, `,"_source":`...)
-		b = appendSource(b, m.source, src)
+		var err *esError
+		if b, err = appendSource(b, m.source, src); err != nil {
+			return errResp(err)
+		}
 	}
 	return 200, append(b, '}')
 }

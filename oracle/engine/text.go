@@ -139,16 +139,23 @@ func byte4ToInt(b byte) int {
 
 // bm25 is a term's scorer with Lucene's float arithmetic: weight = boost × idf and
 // score = weight − weight / (1 + freq × cache[norm]).
+//
+// Elasticsearch 8.15's default similarity is LegacyBM25Similarity
+// (server/src/main/java/org/elasticsearch/lucene/similarity/LegacyBM25Similarity.java, made by
+// SimilarityProviders.createBM25Similarity): its scorer hands Lucene's BM25Similarity the boost
+// times (1 + k1), the k1+1 numerator of the pre-Lucene-8 formula. Real Elasticsearch 8.15.0
+// explains a keyword term query as "boost 2.2 × idf × tf", and scores term "a" of a three
+// document keyword index (a, b, b) 0.9808291: idf 0.98082924 × 2.2 × tf 0.45454544.
 type bm25 struct {
 	weight float32
 	cache  [256]float32
 }
 
 func newBM25(boost float32, docFreq, docCount, sumTTF int64) *bm25 {
-	const k1, b = float32(1.2), float32(0.75)
+	var k1, b = float32(1.2), float32(0.75) // variables: float32 arithmetic, as Java's floats
 	idf := float32(mathLog(1 + (float64(docCount)-float64(docFreq)+0.5)/(float64(docFreq)+0.5)))
 	avgdl := float32(float64(sumTTF) / float64(docCount))
-	s := &bm25{weight: boost * idf}
+	s := &bm25{weight: boost * (1 + k1) * idf}
 	for i := range s.cache {
 		s.cache[i] = 1 / float32(k1*((1-b)+float32(b*float32(byte4ToInt(byte(i))))/avgdl))
 	}
