@@ -672,6 +672,9 @@ func docKeys(f *field, t ftype, doc int, out []akey) []akey {
 			out = append(out, akey{kind: kString, s: d.terms[id]})
 		}
 	case t == tScaledFloat:
+		// ScaledFloatLeafFieldData.getDoubleValues: the stored long times scalingFactorInverse
+		// = 1d / scalingFactor, in doubles; the field data's numeric type is DOUBLE, so terms
+		// keys and metrics are doubles (ScaledFloatFieldMapper.java, Elasticsearch 8.15).
 		inv := 1 / f.scaling
 		for k := lo; k < hi; k++ {
 			if k > lo && d.i64[k] == d.i64[k-1] {
@@ -1137,7 +1140,7 @@ func (c aggCtx) metric(a *aggSpec, docs bitset) (*aggRes, *esError) {
 	}
 	inv := 0.0
 	if t == tScaledFloat {
-		inv = 1 / f.scaling
+		inv = 1 / f.scaling // ScaledFloatLeafFieldData: long × (1d / scalingFactor)
 	}
 	forEach(docs, func(doc int) {
 		lo, hi := 0, 0

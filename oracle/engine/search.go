@@ -426,6 +426,8 @@ func (c *execCtx) resolveSort(s *sortSpec) (*sortKey, *esError) {
 		k.ct = ctLong
 		k.nanos = t == tDateNanos
 	case t == tDouble || t == tScaledFloat:
+		// ScaledFloatIndexFieldData: getNumericType DOUBLE and sortRequiresCustomComparator, so
+		// scaled_float sorts (and renders sort values) as the doubles long × (1d / scalingFactor).
 		k.ct = ctDouble
 	default:
 		k.ct = ctFloat
