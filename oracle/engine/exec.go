@@ -360,28 +360,50 @@ func numericQueryValue(f *field, v gjson.Result) (i int64, d float64, decimal bo
 		return i, 0, false, ""
 	case tFloat, tHalfFloat:
 		// A JSON number arrives as a double and is narrowed; a string parses as a float.
-		var x float64
-		var e error
 		if v.Type == gjson.Number {
-			x, e = strconv.ParseFloat(text, 64)
-			x = float64(float32(x))
-		} else {
-			x, e = strconv.ParseFloat(text, 32)
+			x, e := strconv.ParseFloat(text, 64)
+			if e != nil && !isRangeErr(e) {
+				return 0, 0, false, "For input string: \"" + text + "\""
+			}
+			return 0, float64(float32(x)), false, ""
 		}
-		if e != nil && !isRangeErr(e) {
-			return 0, 0, false, "For input string: \"" + text + "\""
-		}
-		return 0, x, false, ""
+		return stringQueryValue(v.Str, 32)
 	default:
-		x, e := strconv.ParseFloat(text, 64)
-		if e != nil && !isRangeErr(e) {
-			return 0, 0, false, "For input string: \"" + text + "\""
+		if v.Type == gjson.Number {
+			x, e := strconv.ParseFloat(text, 64)
+			if e != nil && !isRangeErr(e) {
+				return 0, 0, false, "For input string: \"" + text + "\""
+			}
+			return 0, x, false, ""
 		}
-		return 0, x, false, ""
+		return stringQueryValue(v.Str, 64)
 	}
 }
 
+// stringQueryValue parses a string value of a double or float field as NumberFieldMapper's
+// objectToDouble does, with Double.parseDouble (Float.parseFloat for floats): trimmed, with
+// suffixes, hexadecimal literals, Infinity and NaN (scaled.go). Real Elasticsearch 8.15.0
+// counts a range "lte": " 149.95 " or "149.95d" like 149.95 and refuses "inf".
+func stringQueryValue(s string, bits int) (int64, float64, bool, string) {
+	x, ok := javaParseNumber(s, bits)
+	if !ok {
+		t := strings.TrimFunc(s, javaTrimmed)
+		if t == "" {
+			return 0, 0, false, unsupportedEmpty
+		}
+		return 0, 0, false, "For input string: \"" + t + "\""
+	}
+	return 0, x, false, ""
+}
+
+// unsupportedEmpty stands for Double.parseDouble's "empty String", whose error envelope is
+// unverified: numberErr declines it.
+const unsupportedEmpty = "\x00empty String"
+
 func (c *execCtx) numberErr(msg string) *esError {
+	if msg == unsupportedEmpty {
+		return errUnsupportedf("an empty string as a numeric value")
+	}
 	e := c.shardErr("failed to create query: %s", msg)
 	if strings.HasPrefix(msg, "For input string") {
 		e.causedBy = newErr(400, "number_format_exception", "%s", msg)
@@ -490,12 +512,16 @@ func (c *execCtx) runTerm(name string, v gjson.Result, boost float32, ci bool, s
 			return c.empty(), nil
 		}
 		return &qres{bits: c.scanI64(f, func(y int64) bool { return y == i }), cs: boost}, nil
-	case tHalfFloat:
-		h := float64(toHalf(float32(x)))
-		return &qres{bits: c.scanF64(f, func(y float64) bool { return y == h }), cs: boost}, nil
-	default:
-		return &qres{bits: c.scanF64(f, func(y float64) bool { return y == x }), cs: boost}, nil
 	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil, errUnsupportedf("a term query for [%s] on field [%s]", javaDouble(x), name)
+	}
+	if f.typ == tHalfFloat {
+		x = float64(toHalf(float32(x)))
+	}
+	// An exact point query: equal in the points' sortable order, so -0.0 and +0.0 differ.
+	k := sortableDouble(x)
+	return &qres{bits: c.scanF64(f, func(y float64) bool { return sortableDouble(y) == k }), cs: boost}, nil
 }
 
 // equalFoldJava reports whether term t matches the value q of a case_insensitive term or prefix
@@ -771,7 +797,42 @@ func (c *execCtx) runRange(q qRange) (*qres, *esError) {
 			hi = scaledUpper(s, q.incHi)
 		}
 		return &qres{bits: c.scanI64(f, func(y int64) bool { return y >= lo && y <= hi }), cs: c.boost * q.boost}, nil
-	case tDouble, tFloat, tHalfFloat:
+	case tDouble, tFloat:
+		// NumberType.DOUBLE/FLOAT.rangeQuery: an exclusive bound steps with
+		// DoublePoint/FloatPoint.nextUp or nextDown (which step between -0.0 and +0.0), then
+		// the points' range is inclusive in their sortable-bits order, where -0.0 < +0.0 and NaN
+		// (canonical) lies above +Infinity: "lte": "NaN" matches every value on real
+		// Elasticsearch 8.15.0.
+		bits := 64
+		if f.typ == tFloat {
+			bits = 32
+		}
+		lo, hi := sortableDouble(math.Inf(-1)), sortableDouble(math.Inf(1))
+		if q.hasLo {
+			_, x, _, msg := numericQueryValue(f, q.lo)
+			if msg != "" {
+				return nil, c.numberErr(msg)
+			}
+			if !q.incLo {
+				x = pointNextUp(x, bits)
+			}
+			lo = sortableDouble(x)
+		}
+		if q.hasHi {
+			_, x, _, msg := numericQueryValue(f, q.hi)
+			if msg != "" {
+				return nil, c.numberErr(msg)
+			}
+			if !q.incHi {
+				x = pointNextDown(x, bits)
+			}
+			hi = sortableDouble(x)
+		}
+		return &qres{bits: c.scanF64(f, func(y float64) bool {
+			k := sortableDouble(y)
+			return k >= lo && k <= hi
+		}), cs: c.boost * q.boost}, nil
+	case tHalfFloat:
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if q.hasLo {
 			_, x, _, msg := numericQueryValue(f, q.lo)
@@ -786,6 +847,9 @@ func (c *execCtx) runRange(q qRange) (*qres, *esError) {
 				return nil, c.numberErr(msg)
 			}
 			hi = x
+		}
+		if math.IsNaN(lo) || math.IsNaN(hi) || lo == 0 || hi == 0 {
+			return nil, errUnsupportedf("a NaN or zero bound on half_float field [%s]", q.field)
 		}
 		incLo, incHi := q.incLo || !q.hasLo, q.incHi || !q.hasHi
 		return &qres{bits: c.scanF64(f, func(y float64) bool {

@@ -123,7 +123,11 @@ func javaTrimmed(r rune) bool { return r <= ' ' }
 // <digits>[.<digits>][e[sign]<digits>] with at least one digit in the mantissa; a float or
 // double suffix (f, F, d, D) may follow a hexadecimal or decimal literal. Digits are ASCII. It
 // reports false where Java throws a NumberFormatException.
-func javaParseDouble(s string) (float64, bool) {
+func javaParseDouble(s string) (float64, bool) { return javaParseNumber(s, 64) }
+
+// javaParseNumber is Double.parseDouble (bits 64) or Float.parseFloat (bits 32, the same
+// grammar, rounded once to a float).
+func javaParseNumber(s string, bits int) (float64, bool) {
 	t := strings.TrimFunc(s, javaTrimmed)
 	i := 0
 	if i < len(t) && (t[i] == '+' || t[i] == '-') {
@@ -146,7 +150,7 @@ func javaParseDouble(s string) (float64, bool) {
 	if !javaHexLiteral(body) && !javaDecimalLiteral(body) {
 		return 0, false
 	}
-	d, err := strconv.ParseFloat(t[:i]+body, 64)
+	d, err := strconv.ParseFloat(t[:i]+body, bits)
 	if err != nil && !isRangeErr(err) {
 		return 0, false
 	}
@@ -218,4 +222,40 @@ func javaHexLiteral(s string) bool {
 	}
 	n := span(s, isDigit)
 	return n > 0 && n == len(s)
+}
+
+// sortableDouble is Lucene's NumericUtils.doubleToSortableLong of
+// Double.doubleToLongBits(x): NaN canonical, negative values' bits flipped, so that the longs
+// order -Infinity < ... < -0.0 < +0.0 < ... < +Infinity < NaN. A float widened to a double keeps
+// its FloatPoint order.
+func sortableDouble(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	if math.IsNaN(x) {
+		b = 0x7ff8000000000000
+	}
+	return b ^ (b>>63)&0x7fffffffffffffff
+}
+
+// pointNextUp is DoublePoint.nextUp (bits 64) or FloatPoint.nextUp (bits 32): Math.nextUp,
+// except that -0.0 steps to +0.0.
+func pointNextUp(x float64, bits int) float64 {
+	if x == 0 && math.Signbit(x) {
+		return 0
+	}
+	if bits == 32 {
+		return float64(math.Nextafter32(float32(x), float32(math.Inf(1))))
+	}
+	return math.Nextafter(x, math.Inf(1))
+}
+
+// pointNextDown is DoublePoint.nextDown or FloatPoint.nextDown: Math.nextDown, except that
+// +0.0 steps to -0.0.
+func pointNextDown(x float64, bits int) float64 {
+	if x == 0 && !math.Signbit(x) {
+		return math.Copysign(0, -1)
+	}
+	if bits == 32 {
+		return float64(math.Nextafter32(float32(x), float32(math.Inf(-1))))
+	}
+	return math.Nextafter(x, math.Inf(-1))
 }

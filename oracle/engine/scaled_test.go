@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -112,7 +113,7 @@ func TestScaledFloatQueryErrors(t *testing.T) {
 		if typ != c.typ {
 			t.Errorf("%s: root cause %s, want %s (%s): %s", c.query, typ, c.typ, c.reason, raw)
 		}
-		if c.cause != "" && r.Get("error.caused_by.caused_by.reason").String() != c.cause {
+		if c.cause != "" && r.Get("error.failed_shards.0.reason.caused_by.reason").String() != c.cause {
 			t.Errorf("%s: want cause %q (%s): %s", c.query, c.cause, c.reason, raw)
 		}
 	}
@@ -200,6 +201,43 @@ func TestJavaParseDouble(t *testing.T) {
 		want, _ := strconv.ParseFloat(s, 64)
 		if got, _ := javaParseDouble(s); got != want {
 			t.Errorf("parseDouble(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestDoubleAndFloatBounds(t *testing.T) {
+	// Points order -0.0 before +0.0 and NaN above +Infinity; an exclusive bound steps with
+	// DoublePoint/FloatPoint.nextUp/nextDown, which step between the zeros. Real Elasticsearch
+	// 8.15.0 answers the same (lab/realengines, numeric-values).
+	e := newTest(t, `{"mappings":{"properties":{"d":{"type":"double"},"f":{"type":"float"}}}}`,
+		`{"d":0.0,"f":0.0}`, `{"d":-0.0,"f":-0.0}`, `{"d":1.5,"f":1.5}`, `{"d":-2.5,"f":-2.5}`)
+	for _, fld := range []string{"d", "f"} {
+		cases := []struct {
+			q    string
+			want int64
+		}{
+			{`{"range":{"F":{"lte":"NaN"}}}`, 4}, {`{"range":{"F":{"lt":"NaN"}}}`, 4},
+			{`{"range":{"F":{"gte":"NaN"}}}`, 0}, {`{"range":{"F":{"lte":"Infinity"}}}`, 4},
+			{`{"range":{"F":{"gt":"-Infinity"}}}`, 4},
+			{`{"range":{"F":{"lt":-0.0}}}`, 1},  // nextDown(-0.0) = -4.9E-324: -2.5
+			{`{"range":{"F":{"lte":-0.0}}}`, 2}, // -2.5, -0.0
+			{`{"range":{"F":{"gt":-0.0}}}`, 2},  // nextUp(-0.0) = +0.0: 0.0, 1.5
+			{`{"range":{"F":{"gte":0}}}`, 2},    // 0.0, 1.5: -0.0 is below +0.0
+			{`{"range":{"F":{"lt":0}}}`, 2},     // nextDown(+0.0) = -0.0: -2.5, -0.0
+			{`{"term":{"F":0}}`, 1}, {`{"term":{"F":"-0.0"}}`, 1},
+			{`{"range":{"F":{"lte":" 1.5 "}}}`, 4}, {`{"range":{"F":{"lt":"1.5d"}}}`, 3},
+			{`{"range":{"F":{"gte":"0x1.8p0"}}}`, 1},
+		}
+		for _, c := range cases {
+			q := strings.ReplaceAll(c.q, `"F"`, `"`+fld+`"`)
+			r := search(t, e, `{"size":0,"query":`+q+`}`)
+			if got := r.Get("hits.total.value").Int(); got != c.want {
+				t.Errorf("%s: %d hits, want %d", q, got, c.want)
+			}
+		}
+		st, r, _ := do(t, e, "POST", "/test/_search", `{"query":{"range":{"`+fld+`":{"lte":"inf"}}}}`)
+		if st != 400 || r.Get("error.failed_shards.0.reason.caused_by.reason").String() != `For input string: "inf"` {
+			t.Errorf("lte inf on %s: %d %s, want Double.parseDouble's error", fld, st, r.Raw)
 		}
 	}
 }
