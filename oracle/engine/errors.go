@@ -121,7 +121,7 @@ func errSearchPhase(failures []shardFailure) *esError {
 	}
 	fs = append(fs, ']')
 	top.with("failed_shards", string(fs))
-	top.causedBy = failures[0].err
+	top.causedBy = guessedCause(failures[0].err)
 	for _, f := range failures {
 		if f.err.status > top.status {
 			top.status = f.err.status
@@ -171,4 +171,33 @@ func (e *esError) body() []byte {
 	b = append(b, `},"status":`...)
 	b = strconv.AppendInt(b, int64(e.status), 10)
 	return append(b, '}')
+}
+
+// javaExceptions are the error types the engine produces that are plain Java exceptions, not
+// ElasticsearchExceptions.
+var javaExceptions = map[string]bool{
+	"illegal_argument_exception": true, "number_format_exception": true,
+	"illegal_state_exception": true, "x_content_parse_exception": true,
+}
+
+// guessedCause is the top-level caused_by of "all shards failed". AbstractSearchAsyncAction
+// passes ElasticsearchException.guessRootCauses(first failure's cause)[0], and
+// SearchPhaseExecutionException.deduplicateCause drops it when it is that failure's cause
+// itself. An ElasticsearchException whose own cause is a plain Java exception is its own guessed
+// root cause, so a query_shard_exception leaves no caused_by; a plain Java exception comes back
+// wrapped, its type and reason with itself as the cause, so the window error shows
+// illegal_argument_exception twice. Both confirmed on real Elasticsearch 8.15.0
+// (lab/realengines TestElasticsearchRules, errors).
+func guessedCause(e *esError) *esError {
+	g := e
+	for !javaExceptions[g.typ] && g.causedBy != nil && !javaExceptions[g.causedBy.typ] {
+		g = g.causedBy
+	}
+	if javaExceptions[g.typ] {
+		return &esError{status: g.status, typ: g.typ, reason: g.reason, causedBy: g}
+	}
+	if g == e {
+		return nil
+	}
+	return g
 }

@@ -74,3 +74,18 @@ func TestCaseInsensitiveASCIIOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestAllShardsFailedCause(t *testing.T) {
+	// Measured on real Elasticsearch 8.15.0: a query_shard_exception leaves no top-level
+	// caused_by (deduplicateCause); a plain illegal_argument_exception comes back wrapped in its
+	// own guessed root cause, so it shows twice.
+	e := newTest(t, `{"mappings":{"properties":{"b":{"type":"boolean"}}}}`, `{"b":true}`)
+	_, r, _ := do(t, e, "POST", "/test/_search", `{"query":{"term":{"b":"yes"}}}`)
+	if r.Get("error.caused_by").Exists() || r.Get("error.failed_shards.0.reason.caused_by.type").String() != "illegal_argument_exception" {
+		t.Errorf("query_shard_exception: %s", r.Raw)
+	}
+	_, r, _ = do(t, e, "POST", "/test/_search", `{"from":10000,"size":10}`)
+	if r.Get("error.caused_by.type").String() != "illegal_argument_exception" || r.Get("error.caused_by.caused_by.type").String() != "illegal_argument_exception" || r.Get("error.caused_by.caused_by.caused_by").Exists() {
+		t.Errorf("result window: %s", r.Raw)
+	}
+}
