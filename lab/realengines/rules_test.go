@@ -97,9 +97,14 @@ func TestElasticsearchRules(t *testing.T) {
 				if res := x.Check(gst, got, nil); len(res.Diffs) > 0 {
 					var ds []string
 					for _, d := range res.Diffs {
+						if inherent(d.Path) {
+							continue
+						}
 						ds = append(ds, fmt.Sprintf("%s %s: embedded %s, Elasticsearch %s", d.Class, d.Path, d.Want, d.Got))
 					}
-					t.Errorf("%s %s %s\n  %s\n  embedded:      %.600s\n  Elasticsearch: %.600s", method, path, body, strings.Join(ds, "\n  "), want, got)
+					if len(ds) > 0 {
+						t.Errorf("%s %s %s\n  %s\n  embedded:      %.600s\n  Elasticsearch: %.600s", method, path, body, strings.Join(ds, "\n  "), want, got)
+					}
 				}
 			}
 			t.Logf("%d probes", len(group.bodies))
@@ -108,6 +113,12 @@ func TestElasticsearchRules(t *testing.T) {
 }
 
 const rulesIndex = "conform-rules"
+
+// inherent reports the paths of an error envelope that name the engine's own index uuid or
+// node id: they differ between any two clusters.
+func inherent(path string) bool {
+	return strings.HasSuffix(path, ".index_uuid") || strings.HasSuffix(path, "].node")
+}
 
 const rulesMapping = `{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{
 "n":{"type":"long"},"i":{"type":"integer"},"d":{"type":"double"},"f":{"type":"float"},
@@ -130,6 +141,7 @@ var rulesDocs = []string{
 	`{"n":18,"k":"Straße"}`, `{"n":19,"k":"STRASSE"}`, `{"n":20,"k":"straße"}`, `{"n":21,"k":"STRAẞE"}`,
 	`{"n":22,"k":"Ab"}`, `{"n":23,"k":"aB"}`, `{"n":24,"k":"ÀB"}`, `{"n":25,"k":"àb"}`,
 	`{"n":26,"k":"𐐀x"}`, `{"n":27,"k":"𐐨X"}`, `{"n":28,"k":"Σς"}`, `{"n":29,"k":"σσ"}`, `{"n":30,"k":"µ"}`, `{"n":31,"k":"μ"}`,
+	`{"n":32,"d":0.0,"f":-0.0}`, `{"n":33,"d":-0.0,"f":0.0}`, `{"n":34,"d":-2.5,"f":-2.5}`,
 }
 
 // declinePrefix marks a probe the embedded engine must decline: Elasticsearch answers it by a
@@ -216,7 +228,27 @@ func rulesProbes() []probeGroup {
 			source = append(source, "GET /_doc/"+id+"?"+q)
 		}
 	}
+	var numbers []string
+	for _, fld := range []string{"d", "f"} {
+		for _, b := range []string{`" 1.5 "`, `"1.5d"`, `"2.5f"`, `"0x1.8p1"`, `"Infinity"`, `"-Infinity"`, `"NaN"`, `"1e400"`, `"inf"`, `"1,5"`, `0`, `-0.0`, `"-0.0"`, `2.5`} {
+			for _, op := range []string{"lt", "lte", "gt", "gte"} {
+				numbers = append(numbers, sorted(fmt.Sprintf(`{"range":{%q:{%q:%s}}}`, fld, op, b)))
+			}
+		}
+		for _, v := range []string{`0`, `-0.0`, `"-0.0"`, `" 2.5"`, `"2.5d"`} {
+			numbers = append(numbers, sorted(fmt.Sprintf(`{"term":{%q:%s}}`, fld, v)))
+		}
+	}
+	var errs []string
+	for _, q := range []string{
+		`{"from":10000,"size":10}`, `{"query":{"term":{"b":"yes"}}}`, `{"query":{"range":{"n":{"lte":"abc"}}}}`,
+		`{"query":{"range":{"d":{"gte":"1,5"}}}}`, `{"query":{"term":{"f":"x"}}}`,
+	} {
+		errs = append(errs, q)
+	}
 	return []probeGroup{
+		{"errors", errs},
+		{"numeric-values", numbers},
 		{"case-insensitive", ci},
 		{"aggregation-order", aggs},
 		{"scoring", terms},
