@@ -22,7 +22,7 @@ func fakeRun(t *testing.T, dir, name string, p50s []float64, mutate func(*report
 		for _, n := range r.Settings.Clients {
 			c := report.Cell{Target: name, Op: op, Clients: n}
 			for i, p := range p50s {
-				c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: p * float64(n), Passed: 200})
+				c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: report.Millis(p * float64(n)), Passed: 200})
 			}
 			r.Cells = append(r.Cells, c)
 		}

@@ -115,8 +115,8 @@ interrupted run.`,
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
 	}
-	if n := res.FailedResponses(); n > 0 {
-		return failed("%d responses failed the strict check; see %s", n, filepath.Join(dir, report.MarkdownFile))
+	if n := res.Counts(); n.Any() {
+		return failed("%s; see %s", n.Sentence(), filepath.Join(dir, report.MarkdownFile))
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func TestRunEmbeddedDefault(t *testing.T) {
 		t.Fatalf("complete %v, %d cells, %d failed", r.Complete, len(r.Cells), r.TotalFailed())
 	}
 	for _, c := range r.Cells {
-		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms <= 0 || c.Histogram == nil {
+		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms == nil || *c.MedianP50Ms <= 0 || c.Histogram == nil {
 			t.Errorf("cell %s/%s/%d: %d trials, %d passed, p50 %v", c.Target, c.Op, c.Clients, len(c.Trials), c.Passed, c.MedianP50Ms)
 		}
 		// What measuring cost, per response, where the OS's accounting is read.

@@ -119,8 +119,8 @@ func (r *Results) TrialP50s(name string) map[experiment.CellKey][]time.Duration 
 		}
 		k := experiment.CellKey{Op: c.Op, Clients: c.Clients}
 		for _, t := range c.Trials {
-			if t.Passed > 0 {
-				out[k] = append(out[k], time.Duration(t.P50Ms*float64(time.Millisecond)))
+			if t.P50Ms != nil {
+				out[k] = append(out[k], time.Duration(*t.P50Ms*float64(time.Millisecond)))
 			}
 		}
 	}

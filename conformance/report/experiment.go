@@ -204,7 +204,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 		b.WriteString("\n")
 	}
 	table("Latency p50 (ms)", fmt.Sprintf("The median of a variant's trial p50s over its rounds, %s (DESIGN.md's table).", clients),
-		func(c *Cell) string { return Ms(c.MedianP50Ms) })
+		func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) })
 
 	b.WriteString("## Candidate against baseline\n\n")
 	fmt.Fprintf(&b, "Ratio of %s to %s latency (below 1 is faster) with its %.0f%% interval, the cell's p-value and Holm's over all cells; changes under %.0f%% count as none.\n\n",
@@ -221,7 +221,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 		}
 	}
 	b.WriteString("\n")
-	table("Latency p95 (ms)", "Median of the trial p95s over the rounds, "+clients+".", func(c *Cell) string { return Ms(c.MedianP95Ms) })
+	table("Latency p95 (ms)", "Median of the trial p95s over the rounds, "+clients+".", func(c *Cell) string { return LatencyText(c, c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", "Median of the trials' throughput over the rounds, "+clients+".", func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
 	table("Failures", "Responses that failed the check (never timed), "+clients+".", func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
 
@@ -311,10 +311,10 @@ func roundRange(c *Cell, round int) string {
 	}
 	lo, hi, n := math.Inf(1), math.Inf(-1), 0
 	for _, t := range c.Trials {
-		if t.Round != round || t.Passed == 0 {
+		if t.Round != round || t.P50Ms == nil {
 			continue
 		}
-		lo, hi, n = math.Min(lo, t.P50Ms), math.Max(hi, t.P50Ms), n+1
+		lo, hi, n = math.Min(lo, *t.P50Ms), math.Max(hi, *t.P50Ms), n+1
 	}
 	if n == 0 {
 		return "–"

@@ -62,13 +62,13 @@ func TestIncomparable(t *testing.T) {
 
 func TestTrialP50s(t *testing.T) {
 	r := sample()
-	r.Cells[0].Trials[1].Passed = 0 // a trial with no passing response has no p50
+	r.Cells[0].Trials[1].Passed, r.Cells[0].Trials[1].P50Ms = 0, nil // a trial with no passing response has no p50
 	m := r.TrialP50s("es")
 	if len(m) != 4 {
 		t.Fatalf("%d cells, want 4", len(m))
 	}
 	got := m[experiment.CellKey{Op: "get", Clients: 1}]
-	if len(got) != 2 || got[0] != time.Duration(r.Cells[0].Trials[0].P50Ms*float64(time.Millisecond)) {
+	if len(got) != 2 || got[0] != time.Duration(*r.Cells[0].Trials[0].P50Ms*float64(time.Millisecond)) {
 		t.Errorf("get at 1 client: %v, want the p50s of trials 1 and 3", got)
 	}
 	if len(r.TrialP50s("nobody")) != 0 {
