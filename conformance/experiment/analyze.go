@@ -69,6 +69,10 @@ const (
 	Improved  Class = "improved"
 	Regressed Class = "regressed"
 	NoChange  Class = "no-change"
+	// Failures is a compared cell in which some response of either run failed the check:
+	// its latencies describe the passing responses only, so it is neither a change nor none
+	// (CompareResult.FlagFailures).
+	Failures Class = "failures"
 )
 
 // Marker is the class's mark in report tables: an arrow for the direction latency moved,
@@ -79,6 +83,8 @@ func (c Class) Marker() string {
 		return "▼"
 	case Regressed:
 		return "▲"
+	case Failures:
+		return "✗"
 	}
 	return "~"
 }

@@ -351,6 +351,24 @@ func (r *Results) FailedResponses() int {
 	return r.failedWhere(func(string) bool { return true })
 }
 
+// CellFailed counts the responses of one cell that failed the check: measured, warmup, and
+// the readiness case when it was the cell's.
+func (r *Results) CellFailed(target, op string, clients int) int {
+	n := 0
+	if c := r.Cell(target, op, clients); c != nil {
+		n += c.Failed
+		for _, t := range c.Trials {
+			n += t.WarmupFailed
+		}
+	}
+	for _, f := range r.Failures {
+		if f.Phase == PhaseReadiness && f.Target == target && f.Op == op && f.Clients == clients {
+			n++
+		}
+	}
+	return n
+}
+
 // FailedFor counts FailedResponses of one target.
 func (r *Results) FailedFor(target string) int {
 	return r.failedWhere(func(t string) bool { return t == target })
