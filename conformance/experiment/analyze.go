@@ -339,8 +339,10 @@ func (r *Result) String() string {
 	fmt.Fprintf(&b, "method: %s\n", r.Method)
 	fmt.Fprintf(&b, "rounds: %v; alpha %.2f (Holm over %d cells); threshold %.1f%%\n", r.Order, r.Alpha, len(r.Cells), 100*r.Threshold)
 	for _, c := range r.Cells {
-		fmt.Fprintf(&b, "%-12s %s %-9s base %v cand %v ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
-			c.Key, c.Class.Marker(), c.Class, c.Baseline.Median, c.Candidate.Median, c.Ratio, c.Low, c.High, c.P, c.PHolm)
+		// Milliseconds on every line, as the reports' tables: a Duration prints µs below 1ms
+		// and ms above, so one column would mix units.
+		fmt.Fprintf(&b, "%-12s %s %-9s base %.3f ms cand %.3f ms ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
+			c.Key, c.Class.Marker(), c.Class, c.Baseline.Median.Seconds()*1e3, c.Candidate.Median.Seconds()*1e3, c.Ratio, c.Low, c.High, c.P, c.PHolm)
 	}
 	for _, v := range []Variant{Baseline, Candidate} {
 		names := slices.Sorted(maps.Keys(r.NativeFaster[v]))

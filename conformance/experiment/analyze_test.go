@@ -427,3 +427,21 @@ func TestDesignFit(t *testing.T) {
 		}
 	}
 }
+
+// Result.String prints every cell's medians in milliseconds: a time.Duration would print
+// 372µs on one line and 1.2ms on the next.
+func TestResultStringOneUnit(t *testing.T) {
+	r := &Result{Cells: []CellResult{
+		{Key: CellKey{Op: "get", Clients: 1}, Baseline: Spread{Median: 372 * time.Microsecond}, Candidate: Spread{Median: 371 * time.Microsecond}, Class: NoChange},
+		{Key: CellKey{Op: "page", Clients: 8}, Baseline: Spread{Median: 2017 * time.Microsecond}, Candidate: Spread{Median: 1851 * time.Microsecond}, Class: Improved},
+	}}
+	s := r.String()
+	for _, want := range []string{"base 0.372 ms cand 0.371 ms", "base 2.017 ms cand 1.851 ms"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "µs") {
+		t.Errorf("mixes units:\n%s", s)
+	}
+}
