@@ -37,7 +37,11 @@ func TrialRecords(res *Results) []TrialRecord {
 // the counts of measured, passed and failed responses, and the files written into dir.
 func RunSummary(w io.Writer, res *Results, dir string) {
 	names := targetNames(res)
-	fmt.Fprintf(w, "\np50 latency (ms), median of %s, %s\n", TrialsPhrase(res), ClientsLabel(res.Settings.Clients))
+	if res.TrialsMeasured() == 0 {
+		fmt.Fprintf(w, "\np50 latency (ms), %s: nothing was measured\n", ClientsLabel(res.Settings.Clients))
+	} else {
+		fmt.Fprintf(w, "\np50 latency (ms), median of %s, %s\n", TrialsPhrase(res), ClientsLabel(res.Settings.Clients))
+	}
 	rows := [][]string{append([]string{"Operation"}, names...)}
 	for _, op := range res.Settings.Ops {
 		row := []string{OpLabel(op)}
@@ -70,7 +74,7 @@ func RunSummary(w io.Writer, res *Results, dir string) {
 	if l := legendFor(texts[len(names):]); l != "" {
 		fmt.Fprintf(w, "%s.\n", l)
 	}
-	fmt.Fprintf(w, "\n%s.\n", res.Counts().Sentence())
+	fmt.Fprintf(w, "\n%s.\n", upper(res.Counts().Sentence()))
 	if !res.Complete {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", res.Incomplete)
 	}

@@ -207,6 +207,7 @@ func TestCountsSentence(t *testing.T) {
 		{Counts{Measured: 600, Passed: 564, Failed: 36, ByClass: map[string]int{"ids": 36, "totals": 36}, WarmupFailed: 1, ReadinessFailed: 1},
 			"600 measured responses: 564 passed and were timed, 36 failed the check (by class, a response once under each class it failed: ids 36, totals 36); 1 warmup response and the readiness case failed too (checked, never timed)"},
 		{Counts{Measured: 10, Failed: 10, ByClass: map[string]int{"timeout": 10}}, "10 measured responses: 0 passed and were timed, 10 failed the check (timeout 10)"},
+		{Counts{ReadinessFailed: 1}, "no response was measured; the readiness case failed too (checked, never timed)"},
 	} {
 		if got := tc.n.Sentence(); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.n, got, tc.want)

@@ -293,8 +293,12 @@ func (r *Results) Counts() Counts {
 // failed too".
 func (n Counts) Sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d passed and %s timed, %d failed the check", plural(n.Measured, "measured response", "measured responses"),
-		n.Passed, map[bool]string{true: "was", false: "were"}[n.Passed == 1], n.Failed)
+	if n.Measured == 0 {
+		b.WriteString("no response was measured")
+	} else {
+		fmt.Fprintf(&b, "%s: %d passed and %s timed, %d failed the check", plural(n.Measured, "measured response", "measured responses"),
+			n.Passed, map[bool]string{true: "was", false: "were"}[n.Passed == 1], n.Failed)
+	}
 	if n.Failed > 0 {
 		b.WriteString(" (")
 		if len(n.ByClass) > 1 {
