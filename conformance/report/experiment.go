@@ -216,7 +216,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)),
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, spreadMs(c.Baseline), spreadMs(c.Candidate),
 				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note))
 		}
 	}
@@ -359,7 +359,7 @@ func ExperimentHTML(x *Experiment) []byte {
 				mark = " class=\"ok\""
 			}
 			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td></tr>\n",
-				esc(OpLabel(op)), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)), num(c.Ratio, 3), interval(c.Low, c.High),
+				esc(OpLabel(op)), n, spreadMs(c.Baseline), spreadMs(c.Candidate), num(c.Ratio, 3), interval(c.Low, c.High),
 				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)))
 		}
 	}
