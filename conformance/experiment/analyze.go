@@ -294,6 +294,14 @@ func positive(ds []time.Duration) []time.Duration {
 	return out
 }
 
+// msText is the spread's median in milliseconds, "–" when it has no trial p50.
+func (s Spread) msText() string {
+	if s.Trials == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f ms", s.Median.Seconds()*1e3)
+}
+
 // spreadOf takes the median by the same type 7 definition as package stats.
 func spreadOf(ds []time.Duration) Spread {
 	if len(ds) == 0 {
@@ -341,8 +349,8 @@ func (r *Result) String() string {
 	for _, c := range r.Cells {
 		// Milliseconds on every line, as the reports' tables: a Duration prints µs below 1ms
 		// and ms above, so one column would mix units.
-		fmt.Fprintf(&b, "%-12s %s %-9s base %.3f ms cand %.3f ms ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
-			c.Key, c.Class.Marker(), c.Class, c.Baseline.Median.Seconds()*1e3, c.Candidate.Median.Seconds()*1e3, c.Ratio, c.Low, c.High, c.P, c.PHolm)
+		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
+			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 	}
 	for _, v := range []Variant{Baseline, Candidate} {
 		names := slices.Sorted(maps.Keys(r.NativeFaster[v]))

@@ -428,15 +428,16 @@ func TestDesignFit(t *testing.T) {
 	}
 }
 
-// Result.String prints every cell's medians in milliseconds: a time.Duration would print
-// 372µs on one line and 1.2ms on the next.
+// Result.String prints every cell's medians in milliseconds (a time.Duration would print
+// 372µs on one line and 1.2ms on the next), and – for a variant with no trial p50.
 func TestResultStringOneUnit(t *testing.T) {
 	r := &Result{Cells: []CellResult{
-		{Key: CellKey{Op: "get", Clients: 1}, Baseline: Spread{Median: 372 * time.Microsecond}, Candidate: Spread{Median: 371 * time.Microsecond}, Class: NoChange},
-		{Key: CellKey{Op: "page", Clients: 8}, Baseline: Spread{Median: 2017 * time.Microsecond}, Candidate: Spread{Median: 1851 * time.Microsecond}, Class: Improved},
+		{Key: CellKey{Op: "get", Clients: 1}, Baseline: Spread{Median: 372 * time.Microsecond, Trials: 6}, Candidate: Spread{Median: 371 * time.Microsecond, Trials: 6}, Class: NoChange},
+		{Key: CellKey{Op: "page", Clients: 8}, Baseline: Spread{Median: 2017 * time.Microsecond, Trials: 6}, Candidate: Spread{Median: 1851 * time.Microsecond, Trials: 6}, Class: Improved},
+		{Key: CellKey{Op: "terms", Clients: 1}, Baseline: Spread{Median: 900 * time.Microsecond, Trials: 6}, Class: NoChange},
 	}}
 	s := r.String()
-	for _, want := range []string{"base 0.372 ms cand 0.371 ms", "base 2.017 ms cand 1.851 ms"} {
+	for _, want := range []string{"base 0.372 ms cand 0.371 ms", "base 2.017 ms cand 1.851 ms", "base 0.900 ms cand – ratio"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lacks %q:\n%s", want, s)
 		}
