@@ -295,7 +295,7 @@ func writeFailures(b *bytes.Buffer, r *Results) {
 		classes = append(classes, k)
 	}
 	sort.Strings(classes)
-	b.WriteString("## Failures kept\n\nBy class over all cells: ")
+	b.WriteString("## Failures kept\n\nBy class over all cells, a response once under each class it failed: ")
 	for i, k := range classes {
 		if i > 0 {
 			b.WriteString(", ")
