@@ -217,11 +217,19 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 	return res, nil
 }
 
+// count writes n with the noun that agrees with it: "1 cell", "3 cells".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func decide(res *Result) (Verdict, []string) {
 	var reasons []string
 	for _, v := range []Variant{Baseline, Candidate} {
 		if n := res.Failures[v]; n > 0 {
-			reasons = append(reasons, fmt.Sprintf("%s: %d response(s) failed the check", v, n))
+			reasons = append(reasons, fmt.Sprintf("%s: %s failed the check", v, count(n, "response", "responses")))
 		}
 	}
 	improved := 0
@@ -238,7 +246,7 @@ func decide(res *Result) (Verdict, []string) {
 		return Reject, reasons
 	}
 	if improved > 0 {
-		reasons := []string{fmt.Sprintf("%d cell(s) improved, none regressed, every response of both variants passed the check", improved)}
+		reasons := []string{fmt.Sprintf("%s improved, none regressed, every response of both variants passed the check", count(improved, "cell", "cells"))}
 		for _, c := range res.Cells {
 			if c.Class != Regressed && c.High > 1+res.Threshold {
 				reasons = append(reasons, fmt.Sprintf("but %v is not shown free of a regression: its interval reaches %+.1f%%", c.Key, 100*(c.High-1)))

@@ -180,12 +180,12 @@ func TestVerdict(t *testing.T) {
 		want     Verdict
 		reasonIn string
 	}{
-		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell(s) improved"},
+		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell improved"},
 		{"an improvement and a regression: reject, whatever the count", scaled(0.9, 0.9, 0.9, 1.05), nil, Reject, "page@8 regressed +5.0%"},
 		{"no change anywhere: no-change", scaled(1, 1, 1, 1), nil, NoChangeFound, "no cell changed"},
 		{"changes under the threshold are no change", scaled(0.99, 1.01, 0.995, 1.015), nil, NoChangeFound, "no cell changed"},
-		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 response(s) failed"},
-		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response(s) failed"},
+		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 responses failed"},
+		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response failed"},
 	}
 	for _, tt := range tests {
 		in := balancedInput(ABBA(2), 0.002, 0.003, keys, base, tt.cand)
