@@ -408,6 +408,8 @@ func (w *walker) object(e *value, c ctx, depth int) {
 	objStart := w.pos
 	w.pos++
 	identity := c.identity() != ""
+	top := c == ctxTop || c == ctxDocTop
+	gotError := false
 	mark, savedIdent := len(w.diffs), w.identDiff
 	if identity {
 		w.identDiff = -1
@@ -444,6 +446,7 @@ func (w *walker) object(e *value, c ctx, depth int) {
 			w.ws()
 			key := unsafeString(kb)
 			kc := c.child(key)
+			gotError = gotError || top && key == "error"
 			w.path = append(w.path, pathStep{key: key, idx: -1})
 			j, dup := e.find(kb, hint, &seen)
 			if identity && w.identDiff >= mark {
@@ -510,6 +513,26 @@ func (w *walker) object(e *value, c ctx, depth int) {
 		}
 		w.identDiff = savedIdent
 	}
+	if top && gotError != (e.member("error") != nil) {
+		w.otherKind(mark)
+	}
+}
+
+// otherKind keeps, of the differences recorded since mark in a body that is an error where
+// a result was expected (or a result where an error was expected), those of the status and
+// of the error: the rest of the body is another kind of response, and its absent hits,
+// _id or aggregations are not differences of those classes. A gateway's 502 with an error
+// body fails as status and error, not also as ids.
+func (w *walker) otherKind(mark int) {
+	keep := w.diffs[:mark]
+	for _, d := range w.diffs[mark:] {
+		if d.Class == ClassStatus || d.Class == ClassError || d.Path == "error" ||
+			strings.HasPrefix(d.Path, "error.") || strings.HasPrefix(d.Path, "error[") {
+			keep = append(keep, d)
+		}
+	}
+	w.diffs = keep
+	w.identDiff = -1
 }
 
 // collapse keeps, of the differences recorded since mark inside an entity whose identity

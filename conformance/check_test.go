@@ -317,10 +317,61 @@ func TestErrorClasses(t *testing.T) {
 			t.Errorf("%s -> %s: %+v", c.from, c.to, r)
 		}
 	}
-	// A search answered where an error was expected.
+	// A search answered where an error was expected: another kind of response, so the
+	// status and the error fail, and its hits are not compared.
 	r := x.Check(200, []byte(sortedPage), nil)
-	if fc := r.FailingClasses(); !slices.Equal(fc, []Class{ClassStatus, ClassError, ClassIDs}) {
+	if fc := r.FailingClasses(); !slices.Equal(fc, []Class{ClassStatus, ClassError}) {
 		t.Errorf("failing classes %v\n%s", fc, r)
+	}
+}
+
+// An error body where a result was expected fails as status and error only: a gateway's
+// 502 is not also an ids, found, sources or aggregations failure because the body it sent
+// has no hits, _id or buckets. Every difference kept is of the status or under error.
+func TestErrorWhereAResultWasExpected(t *testing.T) {
+	gateway502 := `{"error":{"root_cause":[{"type":"bad_gateway","reason":"upstream"}],"type":"bad_gateway","reason":"upstream"},"status":502}`
+	for _, c := range []struct {
+		reason       string
+		status       int
+		want, got    string
+		gotStatus    int
+		wantFailing  []Class
+		wantDiffPath []string
+	}{
+		{"a search answered 502 with an error body", 200, sortedPage, gateway502, 502,
+			[]Class{ClassStatus, ClassError}, []string{"", "error", "status"}},
+		{"a search answered 502 with a bare error string", 200, sortedPage, `{"error":"bad gateway"}`, 502,
+			[]Class{ClassStatus, ClassError}, []string{"", "error"}},
+		{"a document read answered with an error body: no ids for its missing _id", 200, docBody(`1`), gateway502, 502,
+			[]Class{ClassStatus, ClassError}, []string{"", "error", "status"}},
+		{"a missing document answered with an error body of the same status", 404, `{"_index":"i","_id":"x","found":false}`,
+			`{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`, 404,
+			[]Class{ClassStatus, ClassError}, []string{"error", "status"}},
+	} {
+		x := mustCompile(t, c.status, c.want)
+		r := x.Check(c.gotStatus, []byte(c.got), nil)
+		if fc := r.FailingClasses(); r.Pass || !slices.Equal(fc, c.wantFailing) {
+			t.Errorf("%s: failing classes %v, want %v\n%s", c.reason, fc, c.wantFailing, r)
+			continue
+		}
+		var paths []string
+		for _, d := range r.Diffs {
+			paths = append(paths, d.Path)
+		}
+		if !slices.Equal(paths, c.wantDiffPath) {
+			t.Errorf("%s: differences at %q, want %q\n%s", c.reason, paths, c.wantDiffPath, r)
+		}
+	}
+}
+
+// A search response without its hits object cannot be read as one: decode, not ids (nor
+// totals, which live inside it). The same body's other parts are still compared.
+func TestSearchWithoutHits(t *testing.T) {
+	x := mustCompile(t, 200, sortedPage)
+	noHits := `{"took":1,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}}`
+	r := x.Check(200, []byte(noHits), nil)
+	if fc := r.FailingClasses(); !slices.Equal(fc, []Class{ClassDecode}) {
+		t.Errorf("failing classes %v, want [decode]\n%s", fc, r)
 	}
 }
 
@@ -379,7 +430,7 @@ func TestBadBodies(t *testing.T) {
 		{"deeply nested array", `{"hits":` + strings.Repeat("[", 100000) + `}`, ClassDecode},
 		{"array body", `[1,2,3]`, ClassDecode},
 		{"string body", `"hello"`, ClassDecode},
-		{"hits as a string", strings.Replace(sortedPage, `"hits":{"total"`, `"hits":"none","x":{"total"`, 1), ClassIDs},
+		{"hits as a string", strings.Replace(sortedPage, `"hits":{"total"`, `"hits":"none","x":{"total"`, 1), ClassDecode},
 		{"total as a number", strings.Replace(sortedPage, `{"value":2,"relation":"eq"}`, `2`, 1), ClassTotals},
 		{"huge", huge, ClassIDs},
 		{"invalid UTF-8 in a string", strings.Replace(sortedPage, `"_id":"a"`, "\"_id\":\"\xff\"", 1), ClassIDs},

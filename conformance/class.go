@@ -11,11 +11,16 @@ type Class string
 const (
 	ClassTransport Class = "transport" // the request could not be sent or the response read
 	ClassTimeout   Class = "timeout"   // no complete response within the deadline
-	ClassDecode    Class = "decode"    // the body is not JSON, or not a JSON object
+	// ClassDecode: the body is not JSON, not a JSON object, or a search response without a
+	// hits object (absent, or not an object): no client can read hits or totals from it,
+	// so neither ids nor totals name what is wrong.
+	ClassDecode Class = "decode"
 )
 
 // Classes that fail by default (DESIGN.md, "The strict check").
 const (
+	// ClassStatus and ClassError are also the only classes of a body that is an error where a
+	// result was expected, or the reverse: the rest of such a body is not compared.
 	ClassStatus       Class = "status"       // the HTTP status, and an error body's "status"
 	ClassFound        Class = "found"        // a document read's "found"
 	ClassError        Class = "error"        // an error's "type" (and its causes' types)

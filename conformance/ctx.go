@@ -11,7 +11,7 @@ const (
 	ctxDocTop                   // the body of a document read
 	ctxTook                     // took
 	ctxShards                   // _shards and below
-	ctxHits                     // hits
+	ctxHits                     // hits (the object itself: absent, or not an object)
 	ctxTotal                    // hits.total and below, except relation
 	ctxTotalRelation            // hits.total.relation
 	ctxMaxScore                 // hits.max_score
@@ -44,7 +44,7 @@ var ctxClass = [...]Class{
 	ctxDocTop:        ClassDecode,
 	ctxTook:          ClassTook,
 	ctxShards:        ClassShards,
-	ctxHits:          ClassIDs,
+	ctxHits:          ClassDecode, // no hits object: not a search response a client can read
 	ctxTotal:         ClassTotals,
 	ctxTotalRelation: ClassTotals,
 	ctxMaxScore:      ClassScore,

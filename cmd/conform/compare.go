@@ -21,8 +21,12 @@ methodology tag, corpus, mapping, workload, oracle or settings, and names the fi
 target per run the two are compared; otherwise --a and --b pick them, or targets of the same
 name in both are compared.
 
-Exit 0 when no cell regressed, 1 when a cell regressed beyond the threshold, 2 on an error or
-a refusal.`,
+A cell in which a response of either run failed the strict check (measured, warmup or the
+readiness case) is classed "failures", whatever its latencies say: they describe only the
+responses that passed, so such a cell is never called no-change, improved or regressed.
+
+Exit 0 when no cell regressed and no cell is classed failures; 1 when a cell regressed beyond
+the threshold or any compared cell had a failed response; 2 on an error or a refusal.`,
 		"conform compare results/monday/results.json results/tuesday/results.json",
 		"conform compare base/results.json cand/results.json --a gw --b gw",
 		"conform compare a/results.json b/results.json --force   # settings differ; compare anyway",
@@ -63,19 +67,34 @@ a refusal.`,
 	if err != nil {
 		return err
 	}
-	regressed := 0
+	regressed, failures := 0, 0
 	for _, p := range pairs {
 		res, err := experiment.Compare(a.TrialP50s(p[0]), b.TrialP50s(p[1]), experiment.Options{Alpha: *alpha, Threshold: *threshold})
 		if err != nil {
 			return infra(err)
 		}
+		report.FlagFailures(res, a, b, p)
 		report.CompareText(e.stdout, [2]string{pos[0], pos[1]}, p, res)
 		regressed += res.Regressed()
+		failures += res.Failed()
 	}
-	if regressed > 0 {
-		return failed("%d cells regressed", regressed)
+	switch {
+	case regressed > 0 && failures > 0:
+		return failed("%s regressed, and %s responses that failed the check", cells(regressed), cells(failures)+" had")
+	case regressed > 0:
+		return failed("%s regressed", cells(regressed))
+	case failures > 0:
+		return failed("%s had responses that failed the check (class failures): their latencies are not comparable", cells(failures))
 	}
 	return nil
+}
+
+// cells counts cells: "1 cell", "3 cells".
+func cells(n int) string {
+	if n == 1 {
+		return "1 cell"
+	}
+	return fmt.Sprintf("%d cells", n)
 }
 
 func readResultsFile(path string) (*report.Results, error) {

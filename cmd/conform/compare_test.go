@@ -22,7 +22,7 @@ func fakeRun(t *testing.T, dir, name string, p50s []float64, mutate func(*report
 		for _, n := range r.Settings.Clients {
 			c := report.Cell{Target: name, Op: op, Clients: n}
 			for i, p := range p50s {
-				c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: p * float64(n), Passed: 200})
+				c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: report.Millis(p * float64(n)), Passed: 200})
 			}
 			r.Cells = append(r.Cells, c)
 		}
@@ -85,5 +85,41 @@ func TestCompareRefusesDifferentRuns(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, nil, "compare", a, filepath.Join(dir, "missing.json")); code != exitUsage || !strings.Contains(errOut, "missing.json") {
 		t.Errorf("missing file: exit %d %q", code, errOut)
+	}
+}
+
+// A run in which responses failed the check is never compared as no-change: every cell with
+// a failed response (measured, warmup or the readiness case) is classed failures, and compare
+// exits 1.
+func TestCompareFlagsFailures(t *testing.T) {
+	dir := t.TempDir()
+	p50s := []float64{0.30, 0.31, 0.29, 0.30, 0.305, 0.295}
+	clean := fakeRun(t, dir, "gw", p50s, nil)
+	allFailed := fakeRun(t, dir, "gw-broken", p50s, func(r *report.Results) {
+		for i := range r.Cells {
+			c := &r.Cells[i]
+			c.Failed, c.FailuresByClass = 200*len(c.Trials), map[string]int{"totals": 200 * len(c.Trials)}
+			for j := range c.Trials {
+				c.Trials[j].P50Ms, c.Trials[j].Passed, c.Trials[j].Failed = nil, 0, 200
+			}
+		}
+	})
+	code, out, errOut := runCLI(t, nil, "compare", clean, allFailed)
+	if code != exitFail || strings.Contains(out, "no-change") || strings.Count(out, "✗ failures") != 4 {
+		t.Fatalf("a clean run against one where every response failed: exit %d, want 1 with 4 cells classed failures and none no-change\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "measured, warmup and readiness: 0 in A, 1200 in B") || !strings.Contains(errOut, "4 cells had responses that failed the check") {
+		t.Errorf("the failure counts are not said:\n%s\n%s", out, errOut)
+	}
+
+	// One cell's warmup failures and another's readiness case are failures too; the other
+	// cells compare as usual.
+	someFailed := fakeRun(t, dir, "gw-some", p50s, func(r *report.Results) {
+		r.Cells[0].Trials[0].WarmupFailed = 1
+		r.Failures = append(r.Failures, report.Failure{Target: "gw-some", Op: "page", Clients: 8, Phase: report.PhaseReadiness, Class: "ids"})
+	})
+	code, out, errOut = runCLI(t, nil, "compare", clean, someFailed)
+	if code != exitFail || strings.Count(out, "✗ failures") != 2 || strings.Count(out, "no-change") != 2 || !strings.Contains(errOut, "2 cells had") {
+		t.Fatalf("warmup and readiness failures: exit %d, want 1 with 2 cells classed failures and 2 no-change\n%s\n%s", code, out, errOut)
 	}
 }

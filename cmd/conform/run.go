@@ -24,6 +24,12 @@ fixtures loaded and runs against it (that is "make run"). Targets must already h
 (see "conform load"); readiness is checked first: GET /, the document count, the corpus
 fingerprint, and one case through the timed path.
 
+Counts are of responses: passed + failed = measured, one number in every output, with the
+failures by class beside (a response once under each class it failed; warmup and readiness
+failures apart). A cell in which no response passed has no latency: "– (N failed)" in the
+tables, null in results.json; a cell with some failures says how many passing responses its
+figures rest on ("0.153 (6 of 200 passed)").
+
 Writes into --out: results.json (docs/RESULTS.md; rewritten after every trial, so an
 interrupted run leaves valid partial results), report.md, report.html, manifest.json and
 benchstat.txt. Exits 1 when any response failed the check, 2 on an infrastructure error or an
@@ -115,8 +121,8 @@ interrupted run.`,
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
 	}
-	if n := res.FailedResponses(); n > 0 {
-		return failed("%d responses failed the strict check; see %s", n, filepath.Join(dir, report.MarkdownFile))
+	if n := res.Counts(); n.Any() {
+		return failed("%s; see %s", n.Sentence(), filepath.Join(dir, report.MarkdownFile))
 	}
 	return nil
 }

@@ -5,10 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,7 +72,7 @@ func TestRunEmbeddedDefault(t *testing.T) {
 		t.Fatalf("complete %v, %d cells, %d failed", r.Complete, len(r.Cells), r.TotalFailed())
 	}
 	for _, c := range r.Cells {
-		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms <= 0 || c.Histogram == nil {
+		if len(c.Trials) != 2 || c.Passed != 80 || c.MedianP50Ms == nil || *c.MedianP50Ms <= 0 || c.Histogram == nil {
 			t.Errorf("cell %s/%s/%d: %d trials, %d passed, p50 %v", c.Target, c.Op, c.Clients, len(c.Trials), c.Passed, c.MedianP50Ms)
 		}
 		// What measuring cost, per response, where the OS's accounting is read.
@@ -362,5 +368,121 @@ func TestRunRefusesATargetWithoutTheCorpus(t *testing.T) {
 	}
 	if md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile)); !strings.Contains(string(md), "Nothing was measured.") {
 		t.Errorf("report.md does not say nothing was measured:\n%s", md)
+	}
+}
+
+// corruptingProxy is a reverse proxy in front of next that corrupts every search's answer:
+// hits.total.value one more than the engine's and, with ids, every hit's _id too. It is the
+// shape of a gateway bug that fails every search response, one class or two at once.
+func corruptingProxy(t *testing.T, next http.Handler, ids bool) *httptest.Server {
+	t.Helper()
+	upstream := httptest.NewServer(next)
+	t.Cleanup(upstream.Close)
+	u, err := url.Parse(upstream.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := regexp.MustCompile(`"total":\{"value":(\d+)`)
+	id := regexp.MustCompile(`"_id":"[^"]*"`)
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ModifyResponse = func(r *http.Response) error {
+		if !strings.HasSuffix(r.Request.URL.Path, "/_search") {
+			return nil
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = total.ReplaceAllFunc(body, func(m []byte) []byte {
+			n, _ := strconv.Atoi(string(total.FindSubmatch(m)[1]))
+			return []byte(`"total":{"value":` + strconv.Itoa(n+1))
+		})
+		if ids {
+			body = id.ReplaceAll(body, []byte(`"_id":"corrupt"`))
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A proxy that corrupts every search's hits.total (and its hits' _id): every search response
+// fails. The counts are of responses, one number everywhere (stdout, stderr, report.md,
+// report.html, results.json), a response failing ids and totals counted once among the
+// failed and once under each class; the cells with no passing response have no latency (null,
+// "– (80 failed)", no dot in the chart); and compare never calls them no-change.
+func TestRunEverySearchFails(t *testing.T) {
+	srv := corruptingProxy(t, loadedEngine(t), true)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, smallRun, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "get,page,counts", "--clients", "1,2")
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	r := readResults(t, dir)
+	for _, c := range r.Cells {
+		if c.Op == "get" {
+			if c.Passed != 80 || c.Failed != 0 || !c.HasLatency() {
+				t.Errorf("get/%d: %d passed, %d failed, p50 %v; reads pass through the proxy untouched", c.Clients, c.Passed, c.Failed, c.MedianP50Ms)
+			}
+			continue
+		}
+		want := map[string]int{"ids": 80, "totals": 80}
+		if c.Op == "counts" {
+			want = map[string]int{"totals": 80} // size 0: no hits to carry an _id
+		}
+		if c.Passed != 0 || c.Failed != 80 || !maps.Equal(c.FailuresByClass, want) {
+			t.Errorf("%s/%d: %d passed, %d failed %v; want 0 passed, 80 failed %v", c.Op, c.Clients, c.Passed, c.Failed, c.FailuresByClass, want)
+		}
+		if c.HasLatency() || c.MedianP95Ms != nil || c.P50RangeMs != nil {
+			t.Errorf("%s/%d: a cell with no passing response has latencies %v %v %v", c.Op, c.Clients, c.MedianP50Ms, c.MedianP95Ms, c.P50RangeMs)
+		}
+		for _, tr := range c.Trials {
+			if tr.P50Ms != nil || tr.Passed+tr.Failed != 40 {
+				t.Errorf("%s/%d trial %d: p50 %v, %d passed + %d failed", c.Op, c.Clients, tr.Trial, tr.P50Ms, tr.Passed, tr.Failed)
+			}
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, report.ResultsFile))
+	if n := strings.Count(string(raw), `"median_p50_ms": null`); n != 4 {
+		t.Errorf("results.json has %d null median_p50_ms, want 4 (page and counts at 1 and 2 clients)", n)
+	}
+
+	// One sentence of counts, the same on stdout, on stderr and in both reports: 480
+	// measured, 160 passed (the reads), 320 failed; the classes beside sum to more.
+	counts := "480 measured responses: 160 passed and were timed, 320 failed the check (by class, a response once under each class it failed: ids 160, totals 320)"
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	html, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	for where, text := range map[string]string{"stdout": out, "stderr": errOut, "report.md": string(md), "report.html": string(html)} {
+		if !strings.Contains(text, counts) {
+			t.Errorf("%s does not say %q:\n%s", where, counts, text)
+		}
+	}
+	if !strings.Contains(out, "Filtered, sorted page     – (80 failed) / – (80 failed)") || strings.Contains(out, "0.000") {
+		t.Errorf("stdout's table does not show the failed cells as – (80 failed):\n%s", out)
+	}
+	if !strings.Contains(string(md), "| Two filter counts | – (80 failed) / – (80 failed) |") ||
+		!strings.Contains(string(md), "| Two filter counts | 80 (totals 80) / 80 (totals 80) |") {
+		t.Errorf("report.md does not show the failed cells:\n%s", md)
+	}
+	if n := strings.Count(string(html), "no passing response (80 failed)"); n != 4 {
+		t.Errorf("report.html marks %d failed cells in its chart, want 4", n)
+	}
+	if strings.Contains(string(html), ">trial 1: 0.000 ms<") {
+		t.Error("report.html draws a trial with no passing response at 0")
+	}
+
+	// A clean run of the same settings against it: every search cell is classed failures.
+	clean := t.TempDir()
+	if code, out, errOut := runCLI(t, smallRun, "run", "--target", "gw="+httptest.NewServer(loadedEngine(t)).URL, "--out", clean, "--ops", "get,page,counts", "--clients", "1,2"); code != exitOK {
+		t.Fatalf("clean run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, nil, "compare", filepath.Join(clean, report.ResultsFile), filepath.Join(dir, report.ResultsFile))
+	if code != exitFail || strings.Count(out, "✗ failures") != 4 || !strings.Contains(errOut, "4 cells had responses that failed the check") {
+		t.Errorf("compare of a clean run with this one: exit %d, want 1 with the 4 search cells classed failures\n%s\n%s", code, out, errOut)
 	}
 }

@@ -69,6 +69,10 @@ const (
 	Improved  Class = "improved"
 	Regressed Class = "regressed"
 	NoChange  Class = "no-change"
+	// Failures is a compared cell in which some response of either run failed the check:
+	// its latencies describe the passing responses only, so it is neither a change nor none
+	// (CompareResult.FlagFailures).
+	Failures Class = "failures"
 )
 
 // Marker is the class's mark in report tables: an arrow for the direction latency moved,
@@ -79,6 +83,8 @@ func (c Class) Marker() string {
 		return "▼"
 	case Regressed:
 		return "▲"
+	case Failures:
+		return "✗"
 	}
 	return "~"
 }
@@ -211,11 +217,19 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 	return res, nil
 }
 
+// count writes n with the noun that agrees with it: "1 cell", "3 cells".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func decide(res *Result) (Verdict, []string) {
 	var reasons []string
 	for _, v := range []Variant{Baseline, Candidate} {
 		if n := res.Failures[v]; n > 0 {
-			reasons = append(reasons, fmt.Sprintf("%s: %d response(s) failed the check", v, n))
+			reasons = append(reasons, fmt.Sprintf("%s: %s failed the check", v, count(n, "response", "responses")))
 		}
 	}
 	improved := 0
@@ -232,7 +246,7 @@ func decide(res *Result) (Verdict, []string) {
 		return Reject, reasons
 	}
 	if improved > 0 {
-		reasons := []string{fmt.Sprintf("%d cell(s) improved, none regressed, every response of both variants passed the check", improved)}
+		reasons := []string{fmt.Sprintf("%s improved, none regressed, every response of both variants passed the check", count(improved, "cell", "cells"))}
 		for _, c := range res.Cells {
 			if c.Class != Regressed && c.High > 1+res.Threshold {
 				reasons = append(reasons, fmt.Sprintf("but %v is not shown free of a regression: its interval reaches %+.1f%%", c.Key, 100*(c.High-1)))
@@ -288,6 +302,14 @@ func positive(ds []time.Duration) []time.Duration {
 	return out
 }
 
+// msText is the spread's median in milliseconds, "–" when it has no trial p50.
+func (s Spread) msText() string {
+	if s.Trials == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f ms", s.Median.Seconds()*1e3)
+}
+
 // spreadOf takes the median by the same type 7 definition as package stats.
 func spreadOf(ds []time.Duration) Spread {
 	if len(ds) == 0 {
@@ -333,8 +355,10 @@ func (r *Result) String() string {
 	fmt.Fprintf(&b, "method: %s\n", r.Method)
 	fmt.Fprintf(&b, "rounds: %v; alpha %.2f (Holm over %d cells); threshold %.1f%%\n", r.Order, r.Alpha, len(r.Cells), 100*r.Threshold)
 	for _, c := range r.Cells {
-		fmt.Fprintf(&b, "%-12s %s %-9s base %v cand %v ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
-			c.Key, c.Class.Marker(), c.Class, c.Baseline.Median, c.Candidate.Median, c.Ratio, c.Low, c.High, c.P, c.PHolm)
+		// Milliseconds on every line, as the reports' tables: a Duration prints µs below 1ms
+		// and ms above, so one column would mix units.
+		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
+			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 	}
 	for _, v := range []Variant{Baseline, Candidate} {
 		names := slices.Sorted(maps.Keys(r.NativeFaster[v]))

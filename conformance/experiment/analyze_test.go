@@ -180,12 +180,12 @@ func TestVerdict(t *testing.T) {
 		want     Verdict
 		reasonIn string
 	}{
-		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell(s) improved"},
+		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell improved"},
 		{"an improvement and a regression: reject, whatever the count", scaled(0.9, 0.9, 0.9, 1.05), nil, Reject, "page@8 regressed +5.0%"},
 		{"no change anywhere: no-change", scaled(1, 1, 1, 1), nil, NoChangeFound, "no cell changed"},
 		{"changes under the threshold are no change", scaled(0.99, 1.01, 0.995, 1.015), nil, NoChangeFound, "no cell changed"},
-		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 response(s) failed"},
-		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response(s) failed"},
+		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 responses failed"},
+		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response failed"},
 	}
 	for _, tt := range tests {
 		in := balancedInput(ABBA(2), 0.002, 0.003, keys, base, tt.cand)
@@ -425,5 +425,24 @@ func TestDesignFit(t *testing.T) {
 		if f.params != tt.params || math.Abs(f.k-tt.k) > 1e-12 {
 			t.Errorf("%s: params %d k %v, want %d %v", tt.reason, f.params, f.k, tt.params, tt.k)
 		}
+	}
+}
+
+// Result.String prints every cell's medians in milliseconds (a time.Duration would print
+// 372µs on one line and 1.2ms on the next), and – for a variant with no trial p50.
+func TestResultStringOneUnit(t *testing.T) {
+	r := &Result{Cells: []CellResult{
+		{Key: CellKey{Op: "get", Clients: 1}, Baseline: Spread{Median: 372 * time.Microsecond, Trials: 6}, Candidate: Spread{Median: 371 * time.Microsecond, Trials: 6}, Class: NoChange},
+		{Key: CellKey{Op: "page", Clients: 8}, Baseline: Spread{Median: 2017 * time.Microsecond, Trials: 6}, Candidate: Spread{Median: 1851 * time.Microsecond, Trials: 6}, Class: Improved},
+		{Key: CellKey{Op: "terms", Clients: 1}, Baseline: Spread{Median: 900 * time.Microsecond, Trials: 6}, Class: NoChange},
+	}}
+	s := r.String()
+	for _, want := range []string{"base 0.372 ms cand 0.371 ms", "base 2.017 ms cand 1.851 ms", "base 0.900 ms cand – ratio"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "µs") {
+		t.Errorf("mixes units:\n%s", s)
 	}
 }

@@ -26,6 +26,9 @@ type CompareCell struct {
 	Significant                  bool
 	Class                        Class
 	Note                         string
+	// FailedA and FailedB count the cell's responses that failed the check in each run (see
+	// FlagFailures).
+	FailedA, FailedB int
 }
 
 // CompareResult is the comparison of two separate runs.
@@ -45,6 +48,31 @@ func (r *CompareResult) Regressed() int {
 		}
 	}
 	return n
+}
+
+// Failed is the number of cells classed Failures.
+func (r *CompareResult) Failed() int {
+	n := 0
+	for _, c := range r.Cells {
+		if c.Class == Failures {
+			n++
+		}
+	}
+	return n
+}
+
+// FlagFailures records each cell's failed responses in run A and run B (failed gives them)
+// and classes a cell Failures when either run had one: a target that fails the check is
+// not one whose latency can be called unchanged, improved or regressed. The statistics stay,
+// for what they are worth.
+func (r *CompareResult) FlagFailures(failed func(k CellKey) (a, b int)) {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.FailedA, c.FailedB = failed(c.Key)
+		if c.FailedA > 0 || c.FailedB > 0 {
+			c.Class = Failures
+		}
+	}
 }
 
 // Compare compares two separate runs cell by cell: a and b map each cell to its trial p50s

@@ -119,8 +119,8 @@ func (r *Results) TrialP50s(name string) map[experiment.CellKey][]time.Duration 
 		}
 		k := experiment.CellKey{Op: c.Op, Clients: c.Clients}
 		for _, t := range c.Trials {
-			if t.Passed > 0 {
-				out[k] = append(out[k], time.Duration(t.P50Ms*float64(time.Millisecond)))
+			if t.P50Ms != nil {
+				out[k] = append(out[k], time.Duration(*t.P50Ms*float64(time.Millisecond)))
 			}
 		}
 	}
@@ -138,17 +138,43 @@ func CompareText(w io.Writer, files [2]string, pair [2]string, res *experiment.C
 		if c.Low == c.Low && c.High == c.High { // not NaN
 			iv = fmt.Sprintf("%.3f–%.3f (%.0f%%)", c.Low, c.High, c.Confidence*100)
 		}
-		note := ""
+		var notes []string
+		if c.Class == experiment.Failures {
+			notes = append(notes, fmt.Sprintf("responses failed the check, measured, warmup and readiness: %d in A, %d in B", c.FailedA, c.FailedB))
+		}
 		if c.Note != "" {
-			note = " (" + c.Note + ")"
+			notes = append(notes, c.Note)
+		}
+		note := ""
+		if len(notes) > 0 {
+			note = " (" + strings.Join(notes, "; ") + ")"
 		}
 		fmt.Fprintf(w, "%-26s %7d %9s %9s %7s %-17s %8s %8s  %s %s%s\n", OpLabel(c.Key.Op), c.Key.Clients,
-			Ms(float64(c.A.Median)/1e6), Ms(float64(c.B.Median)/1e6), ratio(c.Ratio), iv, pval(c.P), pval(c.PHolm), c.Class.Marker(), c.Class, note)
+			spreadMs(c.A), spreadMs(c.B), ratio(c.Ratio), iv, pval(c.P), pval(c.PHolm), c.Class.Marker(), c.Class, note)
 	}
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	if n := res.Failed(); n > 0 {
+		fmt.Fprintf(w, "%s: responses failed the strict check there, so their latencies describe only the responses that passed; they are not called unchanged.\n", plural(n, "cell is classed failures", "cells are classed failures"))
+	}
 	fmt.Fprintln(w)
+}
+
+// FlagFailures marks the cells of a comparison of target pair[0] of run a with pair[1] of
+// run b in which a response failed the check (CellFailed), as experiment.Failures.
+func FlagFailures(res *experiment.CompareResult, a, b *Results, pair [2]string) {
+	res.FlagFailures(func(k experiment.CellKey) (int, int) {
+		return a.CellFailed(pair[0], k.Op, k.Clients), b.CellFailed(pair[1], k.Op, k.Clients)
+	})
+}
+
+// spreadMs prints a run's median trial p50 in a compared cell, – when it has none.
+func spreadMs(s experiment.Spread) string {
+	if s.Trials == 0 {
+		return "–"
+	}
+	return Ms(float64(s.Median) / 1e6)
 }
 
 // ratio prints a ratio to three decimals, or – when there is none.

@@ -204,7 +204,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 		b.WriteString("\n")
 	}
 	table("Latency p50 (ms)", fmt.Sprintf("The median of a variant's trial p50s over its rounds, %s (DESIGN.md's table).", clients),
-		func(c *Cell) string { return Ms(c.MedianP50Ms) })
+		func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) })
 
 	b.WriteString("## Candidate against baseline\n\n")
 	fmt.Fprintf(&b, "Ratio of %s to %s latency (below 1 is faster) with its %.0f%% interval, the cell's p-value and Holm's over all cells; changes under %.0f%% count as none.\n\n",
@@ -216,12 +216,12 @@ func ExperimentMarkdown(x *Experiment) []byte {
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)),
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, spreadMs(c.Baseline), spreadMs(c.Candidate),
 				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note))
 		}
 	}
 	b.WriteString("\n")
-	table("Latency p95 (ms)", "Median of the trial p95s over the rounds, "+clients+".", func(c *Cell) string { return Ms(c.MedianP95Ms) })
+	table("Latency p95 (ms)", "Median of the trial p95s over the rounds, "+clients+".", func(c *Cell) string { return LatencyText(c, c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", "Median of the trials' throughput over the rounds, "+clients+".", func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
 	table("Failures", "Responses that failed the check (never timed), "+clients+".", func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
 
@@ -311,10 +311,10 @@ func roundRange(c *Cell, round int) string {
 	}
 	lo, hi, n := math.Inf(1), math.Inf(-1), 0
 	for _, t := range c.Trials {
-		if t.Round != round || t.Passed == 0 {
+		if t.Round != round || t.P50Ms == nil {
 			continue
 		}
-		lo, hi, n = math.Min(lo, t.P50Ms), math.Max(hi, t.P50Ms), n+1
+		lo, hi, n = math.Min(lo, *t.P50Ms), math.Max(hi, *t.P50Ms), n+1
 	}
 	if n == 0 {
 		return "–"
@@ -359,7 +359,7 @@ func ExperimentHTML(x *Experiment) []byte {
 				mark = " class=\"ok\""
 			}
 			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td></tr>\n",
-				esc(OpLabel(op)), n, Ms(msOf(c.Baseline.Median)), Ms(msOf(c.Candidate.Median)), num(c.Ratio, 3), interval(c.Low, c.High),
+				esc(OpLabel(op)), n, spreadMs(c.Baseline), spreadMs(c.Candidate), num(c.Ratio, 3), interval(c.Low, c.High),
 				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)))
 		}
 	}

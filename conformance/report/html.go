@@ -60,17 +60,18 @@ func htmlDocument(title string, r *Results, preamble []byte) []byte {
 		}
 		b.WriteString("</table>\n")
 	}
-	table("Latency p50 (ms), median of trial p50s", func(c *Cell) string { return Ms(c.MedianP50Ms) })
-	table("Latency p95 (ms), median of trial p95s", func(c *Cell) string { return Ms(c.MedianP95Ms) })
+	table("Latency p50 (ms), median of trial p50s ("+TrialsPhrase(r)+")", func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) })
+	fmt.Fprintf(&b, "<p>%s.</p>\n", esc(upper(LatencyLegend)))
+	table("Latency p95 (ms), median of trial p95s", func(c *Cell) string { return LatencyText(c, c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
 	if r.HasClientCPU() {
 		table("Measuring cost (µs of CPU per response)", clientCPUText)
-		fmt.Fprintf(&b, "<p>%s.</p>\n", esc(strings.ToUpper(ClientCPUNote[:1])+ClientCPUNote[1:]))
+		fmt.Fprintf(&b, "<p>%s.</p>\n", esc(upper(ClientCPUNote)))
 	}
-	table("Failures (never timed)", func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
-	table("Trial p50 range (ms)", func(c *Cell) string { return Ms(c.P50RangeMs[0]) + "–" + Ms(c.P50RangeMs[1]) })
+	table("Failures (never timed; each response once, its classes beside)", failedText)
+	table("Trial p50 range (ms)", rangeText)
 
-	b.WriteString("<h2>Trial p50s</h2>\n<p>Each dot is one trial's p50; the bar is the median of the trials, the value a table cell shows.</p>\n<div class=\"charts\">\n")
+	b.WriteString("<h2>Trial p50s</h2>\n<p>Each dot is one trial's p50; the bar is the median of the trials, the value a table cell shows. A trial in which no response passed has no p50 and no dot.</p>\n<div class=\"charts\">\n")
 	for _, op := range r.Settings.Ops {
 		for _, n := range r.Settings.Clients {
 			trialChart(&b, r, names, op, n)
@@ -147,13 +148,15 @@ func trialChart(b *bytes.Buffer, r *Results, names []string, op string, clients 
 	for _, t := range names {
 		if c := r.Cell(t, op, clients); c != nil {
 			for _, tr := range c.Trials {
-				hi = math.Max(hi, tr.P50Ms)
+				if tr.P50Ms != nil {
+					hi = math.Max(hi, *tr.P50Ms)
+				}
 			}
 		}
 	}
 	hi = niceMax(hi * 1.05)
 	x := func(v float64) float64 { return left + (w-left-right)*v/hi }
-	fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"trial p50s, %s, %d clients\">", w, h, w, h, esc(op), clients)
+	fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"trial p50s, %s, %s\">", w, h, w, h, esc(op), plural(clients, "client", "clients"))
 	fmt.Fprintf(b, "<text x=\"4\" y=\"14\" font-weight=\"bold\">%s, %s (ms)</text>", esc(OpLabel(op)), esc(clientsHeader([]int{clients})))
 	for i := 0; i <= 4; i++ {
 		v := hi * float64(i) / 4
@@ -164,15 +167,21 @@ func trialChart(b *bytes.Buffer, r *Results, names []string, op string, clients 
 		y := top + rowH*i + rowH/2
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", left-6, y+4, esc(truncate(t, 14)))
 		c := r.Cell(t, op, clients)
-		if c == nil {
+		switch {
+		case c == nil || len(c.Trials) == 0:
+			fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\">not measured</text>", left+4, y+4)
+			continue
+		case !c.HasLatency():
+			fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" fill=\"#b00020\">no passing response (%d failed)</text>", left+4, y+4, c.Failed)
 			continue
 		}
 		for _, tr := range c.Trials {
-			fmt.Fprintf(b, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\" fill-opacity=\".7\"><title>trial %d: %s ms</title></circle>", x(tr.P50Ms), y, colour(i), tr.Trial, Ms(tr.P50Ms))
+			if tr.P50Ms == nil {
+				continue
+			}
+			fmt.Fprintf(b, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\" fill-opacity=\".7\"><title>trial %d: %s ms</title></circle>", x(*tr.P50Ms), y, colour(i), tr.Trial, Ms(*tr.P50Ms))
 		}
-		if len(c.Trials) > 0 {
-			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"><title>median %s ms</title></line>", x(c.MedianP50Ms), y-8, x(c.MedianP50Ms), y+8, colour(i), Ms(c.MedianP50Ms))
-		}
+		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"><title>median %s ms</title></line>", x(*c.MedianP50Ms), y-8, x(*c.MedianP50Ms), y+8, colour(i), Ms(*c.MedianP50Ms))
 	}
 	b.WriteString("</svg>\n")
 }
@@ -204,7 +213,7 @@ func histogramChart(b *bytes.Buffer, r *Results, names []string, op string, clie
 	}
 	x := func(v float64) float64 { return left + (w-left-right)*(math.Log10(v)-llo)/(lhi-llo) }
 	y := func(share float64) float64 { return float64(h-bottom) - float64(h-bottom-top)*share/peak }
-	fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"latency distribution, %s, %d clients\">", w, h, w, h, esc(op), clients)
+	fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"latency distribution, %s, %s\">", w, h, w, h, esc(op), plural(clients, "client", "clients"))
 	fmt.Fprintf(b, "<text x=\"4\" y=\"14\" font-weight=\"bold\">%s, %s</text>", esc(OpLabel(op)), esc(clientsHeader([]int{clients})))
 	for e := math.Floor(llo); e <= math.Ceil(lhi); e++ {
 		for _, m := range []float64{1, 2, 5} {
@@ -269,7 +278,7 @@ func htmlFailures(b *bytes.Buffer, r *Results) {
 		} else if f.Phase == PhaseWarmup {
 			phase = fmt.Sprintf("warmup of trial %d", f.Trial)
 		}
-		fmt.Fprintf(b, "<h3 class=\"bad\">%s on %s (%s, %d clients, %s): %s</h3>\n", esc(f.Case), esc(f.Target), esc(f.Op), f.Clients, phase, esc(f.Class))
+		fmt.Fprintf(b, "<h3 class=\"bad\">%s on %s (%s, %s, %s): %s</h3>\n", esc(f.Case), esc(f.Target), esc(f.Op), plural(f.Clients, "client", "clients"), phase, esc(f.Class))
 		fmt.Fprintf(b, "<p><code>%s %s</code> → status %d %s</p>\n", esc(f.Method), esc(f.Path), f.Status, esc(f.Error))
 		if len(f.Diffs) > 0 {
 			b.WriteString("<table><tr><th>class</th><th>path</th><th>want</th><th>got</th></tr>")

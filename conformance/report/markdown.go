@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // OpLabels are the operations' names in reports, as DESIGN.md's lab table writes them.
@@ -27,18 +29,131 @@ func OpLabel(op string) string {
 // Ms formats milliseconds the way the lab table does: three decimals.
 func Ms(v float64) string { return fmt.Sprintf("%.3f", v) }
 
-// cellText joins one value per concurrency level: "0.377 / 0.784".
+// cellText joins one value per concurrency level: "0.377 / 0.784". A cell that was not
+// measured (its target failed readiness, or the run stopped before it) is "–".
 func cellText(r *Results, target, op string, value func(*Cell) string) string {
 	parts := make([]string, 0, len(r.Settings.Clients))
 	for _, n := range r.Settings.Clients {
 		c := r.Cell(target, op, n)
-		if c == nil {
-			parts = append(parts, "–")
+		if c == nil || len(c.Trials) == 0 {
+			parts = append(parts, NotMeasured)
 			continue
 		}
 		parts = append(parts, value(c))
 	}
 	return strings.Join(parts, " / ")
+}
+
+// NotMeasured is a table's text for a cell that was not measured.
+const NotMeasured = "–"
+
+// LatencyText is a measured cell's latency v (its median p50, say) as every table shows it:
+// the milliseconds; "– (200 failed)" when no response passed, so there is no latency; and,
+// when some responses failed, how many passing ones the figure rests on: "0.153 (6 of 200
+// passed)".
+func LatencyText(c *Cell, v *float64) string {
+	switch {
+	case v == nil:
+		return fmt.Sprintf("– (%d failed)", c.Failed)
+	case c.Failed > 0:
+		return fmt.Sprintf("%s (%d of %d passed)", Ms(*v), c.Passed, c.Measured())
+	}
+	return Ms(*v)
+}
+
+// LatencyLegend says what a latency table's marks mean.
+const LatencyLegend = legendNotMeasured + "; " + legendNoLatency + "; " + legendFew
+
+const (
+	legendNotMeasured = "– not measured"
+	legendNoLatency   = "– (N failed): no response passed, so no latency"
+	legendFew         = "(P of M passed): some responses failed; the figure rests on the P that passed"
+)
+
+// legendFor says what the marks in a table's texts mean, only those used; "" when none is.
+func legendFor(texts []string) string {
+	var notMeasured, noLatency, few bool
+	for _, t := range texts {
+		for _, part := range strings.Split(t, " / ") {
+			switch {
+			case part == NotMeasured:
+				notMeasured = true
+			case strings.HasPrefix(part, "– ("):
+				noLatency = true
+			case strings.HasSuffix(part, " passed)"):
+				few = true
+			}
+		}
+	}
+	var out []string
+	if notMeasured {
+		out = append(out, legendNotMeasured)
+	}
+	if noLatency {
+		out = append(out, legendNoLatency)
+	}
+	if few {
+		out = append(out, legendFew)
+	}
+	return strings.Join(out, "; ")
+}
+
+// failedText is a cell's failed responses, each counted once, with the classes beside:
+// "200 (ids 200, totals 200)".
+func failedText(c *Cell) string {
+	if c.Failed == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", c.Failed, ClassCounts(c.FailuresByClass))
+}
+
+// rangeText is a cell's range of trial p50s, "–" when it has none.
+func rangeText(c *Cell) string {
+	if c.P50RangeMs == nil {
+		return "–"
+	}
+	return Ms(c.P50RangeMs[0]) + "–" + Ms(c.P50RangeMs[1])
+}
+
+// TrialsPhrase says how many trials each cell's medians are over: "3 trials" when every
+// cell ran the planned trials in full, otherwise the range over the cells and whether a trial
+// was cut short ("1 to 2 trials per cell, one cut short").
+func TrialsPhrase(r *Results) string {
+	lo, hi, short := -1, 0, 0
+	for _, c := range r.Cells {
+		if len(c.Trials) == 0 {
+			continue
+		}
+		if lo < 0 || len(c.Trials) < lo {
+			lo = len(c.Trials)
+		}
+		hi = max(hi, len(c.Trials))
+		for _, t := range c.Trials {
+			if t.Incomplete {
+				short++
+			}
+		}
+	}
+	if lo < 0 {
+		return "no trials"
+	}
+	var s string
+	switch {
+	case lo == hi && hi == r.Settings.Trials && short == 0:
+		return plural(hi, "trial", "trials")
+	case lo == hi:
+		s = plural(hi, "trial", "trials") + " per cell"
+	default:
+		s = fmt.Sprintf("%d to %d trials per cell", lo, hi)
+	}
+	switch short {
+	case 0:
+	case 1:
+		s += ", one cut short"
+	default:
+		s += fmt.Sprintf(", %d cut short", short)
+	}
+	return s
 }
 
 func clientsHeader(clients []int) string {
@@ -77,19 +192,18 @@ func Markdown(r *Results) []byte {
 		b.WriteString("\n")
 	}
 	clients := clientsHeader(r.Settings.Clients)
-	table("Latency p50 (ms)", fmt.Sprintf("Median of the trial p50s of passing responses, %s.", clients),
-		func(c *Cell) string { return Ms(c.MedianP50Ms) })
+	table("Latency p50 (ms)", fmt.Sprintf("Median of the trial p50s of passing responses (%s), %s. %s.", TrialsPhrase(r), clients, upper(LatencyLegend)),
+		func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) })
 	table("Latency p95 (ms)", fmt.Sprintf("Median of the trial p95s, %s.", clients),
-		func(c *Cell) string { return Ms(c.MedianP95Ms) })
+		func(c *Cell) string { return LatencyText(c, c.MedianP95Ms) })
 	table("Throughput (passed responses/s)", fmt.Sprintf("Median of the trials' passed responses per second of wall time, %s.", clients),
 		func(c *Cell) string { return fmt.Sprintf("%.0f", c.MedianThroughputRPS) })
 	if r.HasClientCPU() {
-		table("Measuring cost (µs of CPU per response)", fmt.Sprintf("%s; %s.", strings.ToUpper(ClientCPUNote[:1])+ClientCPUNote[1:], clients), clientCPUText)
+		table("Measuring cost (µs of CPU per response)", fmt.Sprintf("%s; %s.", upper(ClientCPUNote), clients), clientCPUText)
 	}
-	table("Failures", fmt.Sprintf("Responses that failed the check (never timed), %s.", clients),
-		func(c *Cell) string { return fmt.Sprintf("%d", c.Failed) })
-	table("Trial p50 range (ms)", fmt.Sprintf("Minimum–maximum of the trial p50s, %s.", clients),
-		func(c *Cell) string { return Ms(c.P50RangeMs[0]) + "–" + Ms(c.P50RangeMs[1]) })
+	table("Failures", fmt.Sprintf("Measured responses that failed the check (never timed), each counted once, with the classes they failed beside (a response once under each), %s.", clients),
+		failedText)
+	table("Trial p50 range (ms)", fmt.Sprintf("Minimum–maximum of the trial p50s, %s.", clients), rangeText)
 
 	writeFailures(&b, r)
 	if len(r.Warnings) > 0 {
@@ -111,10 +225,27 @@ func clientCPUText(c *Cell) string {
 	return fmt.Sprintf("%.1f", us)
 }
 
+// upper capitalises a sentence's first letter.
+func upper(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
 // incompleteNote says what an incomplete run's cells hold.
 func incompleteNote(r *Results) string {
 	if r.TrialsMeasured() == 0 {
 		return "Nothing was measured."
+	}
+	for _, c := range r.Cells {
+		for _, t := range c.Trials {
+			if t.Incomplete {
+				return fmt.Sprintf("The cells hold the trials finished before it stopped, and trial %d of %s at %s on %s, cut short: %s.",
+					t.Trial, c.Op, plural(c.Clients, "client", "clients"), c.Target, plural(t.Passed+t.Failed, "response measured", "responses measured"))
+			}
+		}
 	}
 	return "The cells hold the trials finished before it stopped."
 }
@@ -137,7 +268,7 @@ func writeHeader(b *bytes.Buffer, r *Results) {
 	for _, t := range r.Targets {
 		fmt.Fprintf(b, "- Target `%s`: %s%s\n", t.Name, t.URL, identitySuffix(t))
 	}
-	fmt.Fprintf(b, "- Measured responses: %d passed, %d failed\n\n", r.TotalPassed(), r.TotalFailed())
+	fmt.Fprintf(b, "- %s\n\n", upper(r.Counts().Sentence()))
 }
 
 func identitySuffix(t Target) string {
@@ -164,7 +295,7 @@ func writeFailures(b *bytes.Buffer, r *Results) {
 		classes = append(classes, k)
 	}
 	sort.Strings(classes)
-	b.WriteString("## Failures kept\n\nBy class over all cells: ")
+	b.WriteString("## Failures kept\n\nBy class over all cells, a response once under each class it failed: ")
 	for i, k := range classes {
 		if i > 0 {
 			b.WriteString(", ")
@@ -180,7 +311,7 @@ func writeFailures(b *bytes.Buffer, r *Results) {
 				trial = fmt.Sprintf("warmup of trial %d", f.Trial)
 			}
 		}
-		fmt.Fprintf(b, "### %s on `%s` (%s, %d clients, %s): %s\n\n", f.Case, f.Target, f.Op, f.Clients, trial, f.Class)
+		fmt.Fprintf(b, "### %s on `%s` (%s, %s, %s): %s\n\n", f.Case, f.Target, f.Op, plural(f.Clients, "client", "clients"), trial, f.Class)
 		fmt.Fprintf(b, "`%s %s` → status %d", f.Method, f.Path, f.Status)
 		if f.Error != "" {
 			fmt.Fprintf(b, ", error: %s", f.Error)

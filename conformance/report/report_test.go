@@ -52,7 +52,7 @@ func sample() *Results {
 				c := Cell{Target: target, Op: op, Clients: n, FailuresByClass: map[string]int{}}
 				for k := 1; k <= 3; k++ {
 					p50 := base * (1 + 0.02*float64(k-2))
-					c.Trials = append(c.Trials, Trial{Trial: k, P50Ms: p50, P95Ms: p50 * 1.8, P99Ms: p50 * 2.5, MeanMs: p50 * 1.1, MaxMs: p50 * 4,
+					c.Trials = append(c.Trials, Trial{Trial: k, P50Ms: Millis(p50), P95Ms: Millis(p50 * 1.8), P99Ms: Millis(p50 * 2.5), MeanMs: Millis(p50 * 1.1), MaxMs: Millis(p50 * 4),
 						ThroughputRPS: float64(n) * 1000 / p50, Passed: 200, FailuresByClass: map[string]int{}})
 					// conform's CPU: every trial of es; two of three of gateway's (their median is
 					// the mean), none of its terms trials at 8 clients ("–").
@@ -60,11 +60,12 @@ func sample() *Results {
 						c.Trials[k-1].ClientCPU = &CPU{UserUs: 1.5 + float64(k), SysUs: 10 + float64(oi+n)}
 					}
 				}
-				c.MedianP50Ms, c.P50RangeMs = base, [2]float64{base * 0.98, base * 1.02}
-				c.MedianP95Ms, c.MedianThroughputRPS, c.Passed = base*1.8, float64(n)*1000/base, 600
+				c.MedianP50Ms, c.P50RangeMs = Millis(base), &[2]float64{base * 0.98, base * 1.02}
+				c.MedianP95Ms, c.MedianThroughputRPS, c.Passed = Millis(base*1.8), float64(n)*1000/base, 600
 				c.Histogram = &Histogram{EdgesMs: []float64{0.1, 0.2, 0.5, 1, 2}, Counts: []int{10, 300, 250, 40}}
 				if target == "gateway" && op == "terms" && n == 8 {
-					c.Failed, c.FailuresByClass["aggregations"] = 2, 2
+					c.Passed, c.Failed, c.FailuresByClass["aggregations"] = 598, 2, 2
+					c.Trials[1].Passed, c.Trials[1].Failed, c.Trials[1].FailuresByClass["aggregations"] = 198, 2, 2
 				}
 				r.Cells = append(r.Cells, c)
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/conform-dev/conform/internal/buildinfo"
 )
@@ -33,34 +34,47 @@ func TrialRecords(res *Results) []TrialRecord {
 
 // RunSummary writes what `conform run` prints when it is done: the table of median trial
 // p50s by operation and target, one column per target with a value per concurrency level,
-// the counts of passed and failed responses, and the files written into dir.
+// the counts of measured, passed and failed responses, and the files written into dir.
 func RunSummary(w io.Writer, res *Results, dir string) {
 	names := targetNames(res)
-	fmt.Fprintf(w, "\np50 latency (ms), median of %d trials, %s\n\n", res.Settings.Trials, ClientsLabel(res.Settings.Clients))
-	const width = 26
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s", width, "Operation")
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-17s", n)
+	if res.TrialsMeasured() == 0 {
+		fmt.Fprintf(w, "\np50 latency (ms), %s: nothing was measured\n", ClientsLabel(res.Settings.Clients))
+	} else {
+		fmt.Fprintf(w, "\np50 latency (ms), median of %s, %s\n", TrialsPhrase(res), ClientsLabel(res.Settings.Clients))
 	}
-	fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	rows := [][]string{append([]string{"Operation"}, names...)}
 	for _, op := range res.Settings.Ops {
-		b.Reset()
-		fmt.Fprintf(&b, "%-*s", width, OpLabel(op))
+		row := []string{OpLabel(op)}
 		for _, t := range names {
-			var parts []string
-			for _, n := range res.Settings.Clients {
-				if c := res.Cell(t, op, n); c != nil && len(c.Trials) > 0 {
-					parts = append(parts, Ms(c.MedianP50Ms))
-				} else {
-					parts = append(parts, "–")
-				}
-			}
-			fmt.Fprintf(&b, "  %-17s", strings.Join(parts, " / "))
+			row = append(row, cellText(res, t, op, func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) }))
 		}
+		rows = append(rows, row)
+	}
+	widths := make([]int, len(rows[0]))
+	widths[0] = 24
+	for _, row := range rows {
+		for i, v := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(v))
+		}
+	}
+	var texts []string
+	fmt.Fprintln(w)
+	for _, row := range rows {
+		var b strings.Builder
+		for i, v := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(v)
+			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)))
+		}
+		texts = append(texts, row[1:]...)
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	fmt.Fprintf(w, "\n%d responses passed and were timed; %d failed the check.\n", res.TotalPassed(), res.TotalFailed())
+	if l := legendFor(texts[len(names):]); l != "" {
+		fmt.Fprintf(w, "%s.\n", l)
+	}
+	fmt.Fprintf(w, "\n%s.\n", upper(res.Counts().Sentence()))
 	if !res.Complete {
 		fmt.Fprintf(w, "INCOMPLETE: %s\n", res.Incomplete)
 	}

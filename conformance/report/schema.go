@@ -2,7 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -101,15 +103,19 @@ type Cell struct {
 	Target  string `json:"target"`
 	Op      string `json:"op"`
 	Clients int    `json:"clients"`
-	// MedianP50Ms is the median of the trial p50s: the number a report cell shows.
-	MedianP50Ms         float64        `json:"median_p50_ms"`
-	P50RangeMs          [2]float64     `json:"p50_range_ms"` // min and max of the trial p50s
-	MedianP95Ms         float64        `json:"median_p95_ms"`
-	MedianThroughputRPS float64        `json:"median_throughput_rps"`
-	Passed              int            `json:"passed"`
-	Failed              int            `json:"failed"`
-	FailuresByClass     map[string]int `json:"failures_by_class"`
-	Trials              []Trial        `json:"trials"`
+	// MedianP50Ms is the median of the trial p50s: the number a report cell shows. It and
+	// the other latencies are nil (null in results.json) when no response of the cell passed:
+	// failed responses are never timed, so such a cell has no latency, not a latency of 0.
+	MedianP50Ms         *float64    `json:"median_p50_ms"`
+	P50RangeMs          *[2]float64 `json:"p50_range_ms"` // min and max of the trial p50s
+	MedianP95Ms         *float64    `json:"median_p95_ms"`
+	MedianThroughputRPS float64     `json:"median_throughput_rps"`
+	// Passed and Failed count measured responses, each once: Passed + Failed were measured.
+	// FailuresByClass counts a failed response once under each class it failed.
+	Passed          int            `json:"passed"`
+	Failed          int            `json:"failed"`
+	FailuresByClass map[string]int `json:"failures_by_class"`
+	Trials          []Trial        `json:"trials"`
 	// Histogram is the latency distribution of the cell's passing responses, all trials.
 	Histogram *Histogram `json:"histogram,omitempty"`
 }
@@ -118,15 +124,18 @@ type Cell struct {
 type Trial struct {
 	Trial int `json:"trial"`
 	// Round is the experiment round the trial ran in (0 in a plain run).
-	Round           int            `json:"round,omitempty"`
-	StartedAt       time.Time      `json:"started_at"`
-	WallMs          float64        `json:"wall_ms"`
-	P50Ms           float64        `json:"p50_ms"`
-	P95Ms           float64        `json:"p95_ms"`
-	P99Ms           float64        `json:"p99_ms"`
-	MeanMs          float64        `json:"mean_ms"`
-	MaxMs           float64        `json:"max_ms"`
-	ThroughputRPS   float64        `json:"throughput_rps"`
+	Round     int       `json:"round,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	WallMs    float64   `json:"wall_ms"`
+	// The latencies of the trial's passing responses; nil (null) when none passed.
+	P50Ms         *float64 `json:"p50_ms"`
+	P95Ms         *float64 `json:"p95_ms"`
+	P99Ms         *float64 `json:"p99_ms"`
+	MeanMs        *float64 `json:"mean_ms"`
+	MaxMs         *float64 `json:"max_ms"`
+	ThroughputRPS float64  `json:"throughput_rps"`
+	// Passed + Failed responses were measured; a response counts once in Failed and once
+	// under each class of FailuresByClass it failed.
 	Passed          int            `json:"passed"`
 	Failed          int            `json:"failed"`
 	FailuresByClass map[string]int `json:"failures_by_class"`
@@ -183,6 +192,15 @@ type Difference struct {
 	Fails bool   `json:"fails"`
 }
 
+// Millis is a latency in milliseconds for results.json, where nil (null) is no latency.
+func Millis(v float64) *float64 { return &v }
+
+// HasLatency reports whether some response of the cell passed, so that it has latencies.
+func (c *Cell) HasLatency() bool { return c.MedianP50Ms != nil }
+
+// Measured is the number of the cell's measured responses: Passed + Failed.
+func (c *Cell) Measured() int { return c.Passed + c.Failed }
+
 // Cell returns the cell for a target, operation and concurrency level, or nil.
 func (r *Results) Cell(target, op string, clients int) *Cell {
 	for i := range r.Cells {
@@ -235,6 +253,93 @@ func (r *Results) TrialsMeasured() int {
 	return n
 }
 
+// Counts are a run's responses, each counted once: Measured = Passed + Failed, the measured
+// responses of every cell; ByClass beside them counts a failed response once under each class
+// it failed, so the classes may sum to more than Failed. Warmup responses (checked, never
+// timed) and the readiness case are counted apart: they are not measured, but a failure
+// among them fails the run as well.
+type Counts struct {
+	Measured, Passed, Failed int
+	ByClass                  map[string]int
+	WarmupFailed             int
+	ReadinessFailed          int
+}
+
+// Counts totals the responses over every cell.
+func (r *Results) Counts() Counts {
+	n := Counts{ByClass: map[string]int{}}
+	for _, c := range r.Cells {
+		n.Passed += c.Passed
+		n.Failed += c.Failed
+		for k, v := range c.FailuresByClass {
+			n.ByClass[k] += v
+		}
+		for _, t := range c.Trials {
+			n.WarmupFailed += t.WarmupFailed
+		}
+	}
+	n.Measured = n.Passed + n.Failed
+	for _, f := range r.Failures {
+		if f.Phase == PhaseReadiness {
+			n.ReadinessFailed++
+		}
+	}
+	return n
+}
+
+// Sentence says the counts in one line, the same wherever a run's counts are printed:
+// "1600 measured responses: 1400 passed and were timed, 200 failed the check (by class, a
+// response once under each class it failed: ids 200, totals 200); 16 warmup responses
+// failed too".
+func (n Counts) Sentence() string {
+	var b strings.Builder
+	if n.Measured == 0 {
+		b.WriteString("no response was measured")
+	} else {
+		fmt.Fprintf(&b, "%s: %d passed and %s timed, %d failed the check", plural(n.Measured, "measured response", "measured responses"),
+			n.Passed, map[bool]string{true: "was", false: "were"}[n.Passed == 1], n.Failed)
+	}
+	if n.Failed > 0 {
+		b.WriteString(" (")
+		if len(n.ByClass) > 1 {
+			b.WriteString("by class, a response once under each class it failed: ")
+		}
+		b.WriteString(ClassCounts(n.ByClass))
+		b.WriteString(")")
+	}
+	var apart []string
+	if n.WarmupFailed > 0 {
+		apart = append(apart, plural(n.WarmupFailed, "warmup response", "warmup responses"))
+	}
+	if n.ReadinessFailed > 0 {
+		apart = append(apart, "the readiness case")
+	}
+	if len(apart) > 0 {
+		fmt.Fprintf(&b, "; %s failed too (checked, never timed)", strings.Join(apart, " and "))
+	}
+	return b.String()
+}
+
+// Any reports whether any response failed the check, measured or not.
+func (n Counts) Any() bool { return n.Failed+n.WarmupFailed+n.ReadinessFailed > 0 }
+
+// ClassCounts writes failures by class in the stable order of their names: "ids 200, totals 200".
+func ClassCounts(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedClasses(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural writes a count with the noun that agrees with it: "1 trial", "3 trials".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // TotalFailed counts failed responses over every cell.
 func (r *Results) TotalFailed() int {
 	n := 0
@@ -248,6 +353,24 @@ func (r *Results) TotalFailed() int {
 // and the readiness case. Any of them fails a run and rejects an experiment's variant.
 func (r *Results) FailedResponses() int {
 	return r.failedWhere(func(string) bool { return true })
+}
+
+// CellFailed counts the responses of one cell that failed the check: measured, warmup, and
+// the readiness case when it was the cell's.
+func (r *Results) CellFailed(target, op string, clients int) int {
+	n := 0
+	if c := r.Cell(target, op, clients); c != nil {
+		n += c.Failed
+		for _, t := range c.Trials {
+			n += t.WarmupFailed
+		}
+	}
+	for _, f := range r.Failures {
+		if f.Phase == PhaseReadiness && f.Target == target && f.Op == op && f.Clients == clients {
+			n++
+		}
+	}
+	return n
 }
 
 // FailedFor counts FailedResponses of one target.

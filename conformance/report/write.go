@@ -96,7 +96,7 @@ func WriteAll(dir string, r *Results, m *Manifest) error {
 
 // Benchstat renders the trials in the Go benchmark format, one line per trial, so two runs
 // can be compared with `benchstat old.txt new.txt`. The iteration count is the number of
-// passed responses; ns/op is the trial's p50.
+// passed responses; ns/op is the trial's p50. A trial in which no response passed has no line.
 func Benchstat(r *Results) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\n", runtime.GOOS, runtime.GOARCH)
@@ -111,8 +111,13 @@ func Benchstat(r *Results) []byte {
 	for _, c := range r.Cells {
 		name := fmt.Sprintf("BenchmarkConform/target=%s/op=%s/clients=%d", benchName(c.Target), c.Op, c.Clients)
 		for _, t := range c.Trials {
+			if t.P50Ms == nil {
+				// No response passed: no latency to give benchstat, which reads every ns/op
+				// as a measurement.
+				continue
+			}
 			fmt.Fprintf(&b, "%s %d %.0f ns/op %.0f p95-ns %.0f p99-ns %.2f passed/s %d failed\n",
-				name, t.Passed, t.P50Ms*1e6, t.P95Ms*1e6, t.P99Ms*1e6, t.ThroughputRPS, t.Failed)
+				name, t.Passed, *t.P50Ms*1e6, *t.P95Ms*1e6, *t.P99Ms*1e6, t.ThroughputRPS, t.Failed)
 		}
 	}
 	return b.Bytes()

@@ -223,10 +223,14 @@ func Input(rounds []RoundResult, natives []string) experiment.Input {
 	return in
 }
 
+// trialP50s lists a cell's trial p50s; a trial in which no response passed has none and is
+// left out.
 func trialP50s(c *report.Cell) []time.Duration {
 	out := make([]time.Duration, 0, len(c.Trials))
 	for _, t := range c.Trials {
-		out = append(out, time.Duration(t.P50Ms*float64(time.Millisecond)))
+		if t.P50Ms != nil {
+			out = append(out, time.Duration(*t.P50Ms*float64(time.Millisecond)))
+		}
 	}
 	return out
 }

@@ -18,7 +18,7 @@ func TestReportRounds(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	round := func(n int, v experiment.Variant, label, sw string) RoundResult {
 		res := &report.Results{Targets: []report.Target{{Name: label}, {Name: "es"}},
-			Cells: []report.Cell{{Target: label, Op: "get", Clients: 1, Trials: []report.Trial{{Trial: 1, P50Ms: float64(n)}}}}}
+			Cells: []report.Cell{{Target: label, Op: "get", Clients: 1, Trials: []report.Trial{{Trial: 1, P50Ms: report.Millis(float64(n))}}}}}
 		return RoundResult{Round: n, Variant: v, Label: label, Started: t0.Add(time.Duration(n) * time.Minute),
 			Finished: t0.Add(time.Duration(n)*time.Minute + 30*time.Second), Switch: sw, Results: res}
 	}
@@ -38,7 +38,7 @@ func TestReportRounds(t *testing.T) {
 	for i, r := range recorded {
 		rr := rounds[i]
 		want := report.Round{Round: rr.Round, Variant: rr.Label, Role: string(rr.Variant), StartedAt: rr.Started, FinishedAt: rr.Finished,
-			Targets: rr.Results.Targets, Switch: rr.Switch, Trials: []report.TrialRecord{{Target: rr.Label, Op: "get", Clients: 1, Trial: report.Trial{Trial: 1, P50Ms: float64(rr.Round)}}}}
+			Targets: rr.Results.Targets, Switch: rr.Switch, Trials: []report.TrialRecord{{Target: rr.Label, Op: "get", Clients: 1, Trial: report.Trial{Trial: 1, P50Ms: report.Millis(float64(rr.Round))}}}}
 		if !reflect.DeepEqual(r, want) {
 			t.Errorf("round %d recorded as %+v\nwant %+v", rr.Round, r, want)
 		}
@@ -57,7 +57,7 @@ func experimentRounds(candidateMs float64) []RoundResult {
 	cell := func(target string, p50 float64) report.Cell {
 		c := report.Cell{Target: target, Op: "get", Clients: 1}
 		for i, jitter := range []float64{-0.01, 0, 0.01} {
-			c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: p50 + jitter, P95Ms: p50 + 1, P99Ms: p50 + 2, MeanMs: p50, MaxMs: p50 + 3, ThroughputRPS: 1000 / p50, Passed: 100})
+			c.Trials = append(c.Trials, report.Trial{Trial: i + 1, P50Ms: report.Millis(p50 + jitter), P95Ms: report.Millis(p50 + 1), P99Ms: report.Millis(p50 + 2), MeanMs: report.Millis(p50), MaxMs: report.Millis(p50 + 3), ThroughputRPS: 1000 / p50, Passed: 100})
 		}
 		return c
 	}

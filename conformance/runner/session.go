@@ -522,15 +522,19 @@ func (cs *cellState) add(trial int, started time.Time, tr *Result) error {
 	for k, v := range tr.Failures {
 		failures[k] = v
 	}
-	st, err := stats.SummarizeTrial(stats.TrialData{Latencies: tr.Latencies, Wall: tr.Wall, Failures: failures})
+	st, err := stats.SummarizeTrial(stats.TrialData{Latencies: tr.Latencies, Wall: tr.Wall, Failed: tr.Failed, Failures: failures})
 	if err != nil {
 		return err
 	}
 	cs.latencies = append(cs.latencies, tr.Latencies...)
-	return cs.push(st, report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall),
-		P50Ms: ms(st.P50), P95Ms: ms(st.P95), P99Ms: ms(st.P99), MeanMs: ms(st.Mean), MaxMs: ms(st.Max),
-		ThroughputRPS: st.Throughput, Passed: st.Passed, Failed: st.Failed, FailuresByClass: failures,
-		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete, ClientCPU: clientCPU(tr)})
+	rt := report.Trial{Trial: trial, StartedAt: started, WallMs: ms(tr.Wall), ThroughputRPS: st.Throughput,
+		Passed: st.Passed, Failed: st.Failed, FailuresByClass: failures,
+		WarmupFailed: tr.WarmupFailed, Incomplete: tr.Incomplete, ClientCPU: clientCPU(tr)}
+	if st.HasLatency() {
+		rt.P50Ms, rt.P95Ms, rt.P99Ms = report.Millis(ms(st.P50)), report.Millis(ms(st.P95)), report.Millis(ms(st.P99))
+		rt.MeanMs, rt.MaxMs = report.Millis(ms(st.Mean)), report.Millis(ms(st.Max))
+	}
+	return cs.push(st, rt)
 }
 
 // clientCPU is the process's CPU time per measured response over the trial, nil when it was
@@ -546,7 +550,12 @@ func clientCPU(tr *Result) *report.CPU {
 
 // addSummary folds in a trial already summarised (merging an experiment's rounds).
 func (cs *cellState) addSummary(t report.Trial) error {
-	d := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	d := func(v *float64) time.Duration {
+		if v == nil {
+			return 0
+		}
+		return time.Duration(*v * float64(time.Millisecond))
+	}
 	st := stats.Trial{P50: d(t.P50Ms), P95: d(t.P95Ms), P99: d(t.P99Ms), Mean: d(t.MeanMs), Max: d(t.MaxMs),
 		Throughput: t.ThroughputRPS, Passed: t.Passed, Failed: t.Failed, Failures: t.FailuresByClass}
 	return cs.push(st, t)
@@ -561,8 +570,12 @@ func (cs *cellState) push(st stats.Trial, t report.Trial) error {
 	if err != nil {
 		return err
 	}
-	c.MedianP50Ms, c.P50RangeMs = ms(sum.P50), [2]float64{ms(sum.P50Min), ms(sum.P50Max)}
-	c.MedianP95Ms, c.MedianThroughputRPS = ms(sum.P95), sum.Throughput
+	c.MedianP50Ms, c.P50RangeMs, c.MedianP95Ms = nil, nil, nil
+	if sum.LatencyTrials > 0 {
+		c.MedianP50Ms, c.P50RangeMs = report.Millis(ms(sum.P50)), &[2]float64{ms(sum.P50Min), ms(sum.P50Max)}
+		c.MedianP95Ms = report.Millis(ms(sum.P95))
+	}
+	c.MedianThroughputRPS = sum.Throughput
 	c.Passed, c.Failed = sum.Passed, sum.Failed
 	c.FailuresByClass = map[string]int{}
 	for k, v := range sum.Failures {

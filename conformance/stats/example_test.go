@@ -13,6 +13,7 @@ func ExampleSummarizeTrial() {
 	t, err := stats.SummarizeTrial(stats.TrialData{
 		Latencies: []time.Duration{310 * us, 290 * us, 305 * us, 330 * us, 300 * us, 295 * us, 320 * us, 900 * us, 315 * us, 298 * us},
 		Wall:      5 * time.Millisecond,
+		Failed:    1,
 		Failures:  map[string]int{"ids": 1},
 	})
 	if err != nil {

@@ -9,13 +9,18 @@ import (
 )
 
 // TrialData is what the runner hands over for one trial: the latency of every passing
-// response, the trial's wall time, and the failed responses counted by check class.
+// response, the trial's wall time, and the failed responses, counted once each and by check
+// class.
 type TrialData struct {
 	// Latencies holds one entry per passing response; failed responses are never timed.
 	Latencies []time.Duration
 	// Wall is the trial's wall time, from the first request written to the last body read.
 	Wall time.Duration
-	// Failures counts failed responses by class (status, ids, transport, ...).
+	// Failed counts the responses that failed, each once however many classes it failed.
+	Failed int
+	// Failures counts failed responses by class (status, ids, transport, ...). A response
+	// that fails several classes counts once under each, so the classes may sum to more than
+	// Failed, and no class counts more than Failed.
 	Failures map[string]int
 }
 
@@ -25,9 +30,11 @@ type Trial struct {
 	P50, P95, P99, Mean, Max time.Duration
 	// Throughput is passed responses per second of wall time.
 	Throughput float64
-	Passed     int
-	Failed     int
-	// Failures counts failed responses by class; nil when none failed.
+	// Passed and Failed count responses: Passed + Failed is what was measured.
+	Passed int
+	Failed int
+	// Failures counts failed responses by class, a response once under each class it
+	// failed; nil when none failed.
 	Failures map[string]int
 }
 
@@ -36,13 +43,20 @@ func (t Trial) HasLatency() bool { return t.Passed > 0 }
 
 // SummarizeTrial computes a trial's quantiles (QuantileDefinition), mean, max and
 // throughput. It refuses negative latencies, a non-positive wall time when some response
-// passed, and negative failure counts: those are runner bugs, not measurements.
+// passed, and failure counts that cannot be (negative, a class counting more responses than
+// failed, failed responses in no class): those are runner bugs, not measurements.
 func SummarizeTrial(d TrialData) (Trial, error) {
-	t := Trial{Passed: len(d.Latencies)}
+	t := Trial{Passed: len(d.Latencies), Failed: d.Failed}
+	if d.Failed < 0 {
+		return Trial{}, fmt.Errorf("trial: negative failed count %d", d.Failed)
+	}
 	for _, class := range slices.Sorted(maps.Keys(d.Failures)) {
 		n := d.Failures[class]
 		if n < 0 {
 			return Trial{}, fmt.Errorf("trial: negative failure count %d for class %q", n, class)
+		}
+		if n > d.Failed {
+			return Trial{}, fmt.Errorf("trial: %d failures of class %q among %d failed responses", n, class, d.Failed)
 		}
 		if n == 0 {
 			continue
@@ -51,7 +65,9 @@ func SummarizeTrial(d TrialData) (Trial, error) {
 			t.Failures = make(map[string]int)
 		}
 		t.Failures[class] = n
-		t.Failed += n
+	}
+	if d.Failed > 0 && t.Failures == nil {
+		return Trial{}, fmt.Errorf("trial: %d failed responses in no class", d.Failed)
 	}
 	if d.Wall < 0 {
 		return Trial{}, fmt.Errorf("trial: negative wall time %v", d.Wall)

@@ -30,13 +30,19 @@ func TestSummarizeTrial(t *testing.T) {
 		{
 			reason: "failures are counted by class and never timed; throughput counts passes only",
 			in: TrialData{Latencies: []time.Duration{ms(1), ms(3)}, Wall: 500 * time.Millisecond,
-				Failures: map[string]int{"ids": 2, "status": 1, "sort": 0}},
+				Failed: 3, Failures: map[string]int{"ids": 2, "status": 1, "sort": 0}},
 			want: Trial{P50: ms(2), P95: ms(2.9), P99: ms(2.98), Mean: ms(2), Max: ms(3),
 				Throughput: 4, Passed: 2, Failed: 3, Failures: map[string]int{"ids": 2, "status": 1}},
 		},
 		{
+			reason: "a response failing two classes is one failed response, counted under each class",
+			in:     TrialData{Latencies: []time.Duration{ms(1)}, Wall: time.Second, Failed: 2, Failures: map[string]int{"ids": 2, "totals": 2}},
+			want: Trial{P50: ms(1), P95: ms(1), P99: ms(1), Mean: ms(1), Max: ms(1),
+				Throughput: 1, Passed: 1, Failed: 2, Failures: map[string]int{"ids": 2, "totals": 2}},
+		},
+		{
 			reason: "a trial where everything failed has counts but no latency",
-			in:     TrialData{Wall: time.Second, Failures: map[string]int{"transport": 5}},
+			in:     TrialData{Wall: time.Second, Failed: 5, Failures: map[string]int{"transport": 5}},
 			want:   Trial{Failed: 5, Failures: map[string]int{"transport": 5}},
 		},
 	}
@@ -61,6 +67,9 @@ func TestSummarizeTrialErrors(t *testing.T) {
 		{"passes in zero wall time have no throughput", TrialData{Latencies: []time.Duration{1}}},
 		{"negative wall time", TrialData{Wall: -time.Second}},
 		{"negative failure count", TrialData{Wall: time.Second, Failures: map[string]int{"ids": -1}}},
+		{"negative failed count", TrialData{Wall: time.Second, Failed: -1}},
+		{"a class counting more responses than failed", TrialData{Wall: time.Second, Failed: 1, Failures: map[string]int{"ids": 2}}},
+		{"failed responses in no class", TrialData{Wall: time.Second, Failed: 1}},
 	}
 	for _, tt := range tests {
 		if got, err := SummarizeTrial(tt.in); err == nil {
