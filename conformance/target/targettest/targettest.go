@@ -29,13 +29,40 @@ type Server struct {
 	mu     sync.Mutex
 	conn   map[net.Conn]bool
 	wg     sync.WaitGroup
+	knobs
+}
+
+// knobs are what a test may change while the server runs.
+type knobs struct {
 	// delay is nanoseconds to wait before each response.
 	delay atomic.Int64
+	// hang is 1 + the responses to give before hanging, 0 for never; answered counts them.
+	hang, answered atomic.Int64
 }
 
 // SetDelay makes the server wait d before answering each request, without using CPU, so it
 // can stand for an engine with the lab's sub-millisecond latencies.
 func (s *Server) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
+
+// SetHangAfter makes the server stop answering after n more responses, over all its
+// connections, as an engine does when its process is stopped (SIGSTOP) or wedged mid-run:
+// it still accepts connections and reads requests, but never writes again; its connections
+// stay open until the client gives up or Close. n = 0 makes a silent server.
+func (s *Server) SetHangAfter(n int) {
+	s.answered.Store(0)
+	s.hang.Store(int64(n) + 1)
+}
+
+// NewSilentServer listens on addr and accepts connections but never answers a request: a
+// target that is up as far as TCP can tell and says nothing.
+func NewSilentServer(addr string) (*Server, error) {
+	s, err := NewServer(addr, 200, []byte(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	s.SetHangAfter(0)
+	return s, nil
+}
 
 // NewServer listens on addr ("127.0.0.1:0" for any free port) and serves status with a JSON
 // body until Close.
@@ -92,7 +119,7 @@ func (s *Server) accept() {
 			if s.replay != nil {
 				serveReplay(c, s.replay)
 			} else {
-				serve(c, s.resp, &s.delay)
+				serve(c, s.resp, &s.knobs)
 			}
 			c.Close()
 			s.mu.Lock()
@@ -106,7 +133,7 @@ func (s *Server) accept() {
 // HTTP/1.1 request with a Content-Length (or no body). A HEAD request gets resp's head only.
 func Serve(c net.Conn, resp []byte) error { return serve(c, resp, nil) }
 
-func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
+func serve(c net.Conn, resp []byte, k *knobs) error {
 	r := bufio.NewReaderSize(c, 16<<10)
 	head := resp
 	if i := bytes.Index(resp, []byte("\r\n\r\n")); i >= 0 {
@@ -125,8 +152,13 @@ func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
 				return err
 			}
 		}
-		if delay != nil {
-			if d := delay.Load(); d > 0 {
+		if k != nil {
+			if h := k.hang.Load(); h > 0 && k.answered.Add(1) >= h {
+				// Hung: read whatever comes, answer nothing, until the connection closes.
+				io.Copy(io.Discard, r)
+				return nil
+			}
+			if d := k.delay.Load(); d > 0 {
 				sleep(time.Duration(d))
 			}
 		}
