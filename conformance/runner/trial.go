@@ -196,7 +196,16 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 	var stalled atomic.Bool
 	watched := make(chan struct{})
 	if t.StallAfter > 0 {
-		go watch(t.StallAfter, clients, &phases, watched, func() {
+		// Each client counts its own responses, so the timed path shares nothing with the
+		// watch and takes no lock: one uncontended atomic add per response.
+		answered := func() int64 {
+			n := phases.Load()
+			for _, c := range clients {
+				n += c.answers.Load()
+			}
+			return n
+		}
+		go target.Watch(t.StallAfter, answered, watched, func() {
 			stalled.Store(true)
 			interrupt()
 		})
@@ -317,41 +326,6 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 		r.Incomplete = true
 	}
 	return r, nil
-}
-
-// watch ends a trial whose target stopped answering: every tick it sums the responses the
-// clients have read (each client counts its own, so the timed path shares nothing and takes
-// no lock: one uncontended atomic add per response) and calls stall once the sum has not
-// moved for after. A change is seen at the first tick after it, so stall comes between after
-// and after plus a tick past the last response, never sooner; a target that answers, however
-// slowly, within after of its last answer is never stalled. watch returns when done closes.
-func watch(after time.Duration, clients []*client, phases *atomic.Int64, done <-chan struct{}, stall func()) {
-	tick := min(max(after/20, 5*time.Millisecond), time.Second)
-	tk := time.NewTicker(tick)
-	defer tk.Stop()
-	sum := func() int64 {
-		n := phases.Load()
-		for _, c := range clients {
-			n += c.answers.Load()
-		}
-		return n
-	}
-	seen, moved := sum(), time.Now()
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-tk.C:
-			if n := sum(); n != seen {
-				seen, moved = n, now
-				continue
-			}
-			if now.Sub(moved) >= after {
-				stall()
-				return
-			}
-		}
-	}
 }
 
 // loopGroups splits the clients among event loops (see Trial.Loops), client i to loop i mod

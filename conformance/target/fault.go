@@ -63,6 +63,36 @@ func (s *Stall) Error() string {
 	return fmt.Sprintf("target %s stopped answering: no response for %v%s; %s", s.Target, s.After.Round(time.Millisecond), why, last)
 }
 
+// Watch calls stall once answered, a count of the responses read so far, has not moved for
+// after, counted from the call: the target stopped answering. It looks every tick (a
+// twentieth of after, between 5 ms and 1 s), so a change is seen at the first tick after
+// it and stall comes between after and after plus a tick past the last response, never
+// sooner; a target that answers, however slowly, within after of its last answer is never
+// stalled. Watch returns when done closes or after calling stall; run it on a goroutine of
+// its own. answered is read from that goroutine, so it must be safe to call concurrently
+// with the work that counts (an atomic counter).
+func Watch(after time.Duration, answered func() int64, done <-chan struct{}, stall func()) {
+	tick := min(max(after/20, 5*time.Millisecond), time.Second)
+	tk := time.NewTicker(tick)
+	defer tk.Stop()
+	seen, moved := answered(), time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tk.C:
+			if n := answered(); n != seen {
+				seen, moved = n, now
+				continue
+			}
+			if now.Sub(moved) >= after {
+				stall()
+				return
+			}
+		}
+	}
+}
+
 // Fault is an exchange that produced no complete response. Its text never contains a
 // credential.
 type Fault struct {

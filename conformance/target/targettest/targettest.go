@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -313,3 +314,42 @@ func SearchPage(n int) []byte {
 	}
 	return append(b, "]}}"...)
 }
+
+// Hang is an http.Handler that serves the first n requests with another handler and then
+// hangs: every later request is read and never answered, until its client gives up or
+// Release. It stands in front of a real engine (conform's embedded one, say) as a target
+// that answers readiness and part of the work and then stops, like a process stopped with
+// SIGSTOP; n = 0 is a target that accepts connections and says nothing.
+type Hang struct {
+	h       http.Handler
+	n       int64
+	served  atomic.Int64
+	release chan struct{}
+	once    sync.Once
+}
+
+// NewHang serves n requests with h, then hangs.
+func NewHang(h http.Handler, n int) *Hang {
+	return &Hang{h: h, n: int64(n), release: make(chan struct{})}
+}
+
+func (g *Hang) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.served.Add(1) <= g.n {
+		g.h.ServeHTTP(w, r)
+		return
+	}
+	io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-g.release:
+	}
+	// No answer: the connection is dropped without a response.
+	panic(http.ErrAbortHandler)
+}
+
+// Served is how many requests came, answered or not.
+func (g *Hang) Served() int { return int(g.served.Load()) }
+
+// Release ends every hung request (each loses its connection unanswered), so a test's server
+// can close.
+func (g *Hang) Release() { g.once.Do(func() { close(g.release) }) }
