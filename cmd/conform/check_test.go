@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"io"
 	"maps"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
 )
 
@@ -184,6 +186,9 @@ func TestCheckEmbeddedDefault(t *testing.T) {
 }
 
 type checkReport struct {
+	Complete        bool           `json:"complete"`
+	Incomplete      string         `json:"incomplete"`
+	Planned         int            `json:"planned"`
 	Cases           int            `json:"cases"`
 	Passed          int            `json:"passed"`
 	Failed          int            `json:"failed"`
@@ -441,14 +446,14 @@ func TestCheckUnreachableTarget(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	code, out, errOut := runCLI(t, nil, "check", "--target", "gw=http://alice:pw-unreachable-s3cret@"+addr)
-	if code != exitUsage || !strings.Contains(errOut, "target gw: transport: dial "+addr) {
+	if code != exitUsage || !strings.Contains(errOut, "target gw is not ready: ") || !strings.Contains(errOut, "connection refused") {
 		t.Errorf("closed port: exit %d, stderr %q", code, errOut)
 	}
 	if strings.Contains(out+errOut, "s3cret") {
 		t.Errorf("the password appears in the output: %s %s", out, errOut)
 	}
 
-	// Accepts connections, answers none.
+	// Accepts connections, answers none: readiness fails, and the JSON says why.
 	hangup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			c.Close()
@@ -457,10 +462,10 @@ func TestCheckUnreachableTarget(t *testing.T) {
 	defer hangup.Close()
 	jsonPath := filepath.Join(t.TempDir(), "check.json")
 	code, _, errOut = runCLI(t, nil, "check", "--target", "gw="+hangup.URL, "--ops", "counts", "--json", jsonPath)
-	if code != exitUsage || !strings.Contains(errOut, "target gw answered none of the 32 cases (the first: transport: read status line: connection closed by the server") {
+	if code != exitUsage || !strings.Contains(errOut, "target gw is not ready: GET /: EOF; none of the 32 cases was checked") {
 		t.Errorf("hang-up server: exit %d, stderr %q", code, errOut)
 	}
-	if r := readCheckJSON(t, jsonPath); r.Failed != 32 || r.FailuresByClass["transport"] != 32 {
+	if r := readCheckJSON(t, jsonPath); r.Complete || r.Planned != 32 || r.Cases != 0 || !strings.Contains(r.Incomplete, "is not ready") {
 		t.Errorf("the JSON of a target that answers nothing: %+v", r)
 	}
 }
@@ -558,8 +563,8 @@ func TestCheckAndExplainNeverShowCredentials(t *testing.T) {
 				t.Fatalf("exit %d, want 1 (counts/000 is broken)\n%s\n%s", code, out, errOut)
 			}
 			got := s.authHeaders()[before:]
-			if len(got) != 32 {
-				t.Errorf("the server got %d requests, want 32", len(got))
+			if len(got) <= 32 {
+				t.Errorf("the server got %d requests, want the readiness probe's and the 32 cases'", len(got))
 			}
 			for _, h := range got {
 				if h != tc.header {
@@ -590,28 +595,105 @@ func TestCheckAndExplainNeverShowCredentials(t *testing.T) {
 	}
 }
 
-// Ctrl-C during a check interrupts the exchange in flight rather than waiting for the target.
-func TestCheckInterrupted(t *testing.T) {
-	release := make(chan struct{})
-	arrived := make(chan struct{}, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case arrived <- struct{}{}:
-		default:
+// casesServer serves the loaded engine; once the check has sent its first n cases of op (the
+// readiness probe's requests are not counted), the next one calls then (a Ctrl-C, say) and
+// is never answered. It is recognised by method, path and body, as brokenServer's breakages.
+func casesServer(t *testing.T, op string, n int, then func()) *httptest.Server {
+	t.Helper()
+	f := fixtures.Default()
+	keys := map[string]bool{}
+	for _, c := range f.Workload.Cases {
+		if c.Op != op || c.After != "" {
+			continue
 		}
-		<-release
+		req, err := c.Request(f.Workload.Index, "true", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[requestKey(req.Method, req.Path, req.Body)] = true
+	}
+	engine := loadedEngine(t)
+	var mu sync.Mutex
+	seen := 0
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if keys[requestKey(r.Method, r.URL.RequestURI(), body)] {
+			mu.Lock()
+			seen++
+			hang := seen > n
+			mu.Unlock()
+			if hang {
+				then()
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+				panic(http.ErrAbortHandler)
+			}
+		}
+		engine.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
-	defer close(release)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-arrived
-		cancel()
-	}()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return srv
+}
+
+// Ctrl-C during a check interrupts the exchange in flight rather than waiting for the target,
+// and the summary, JUnit and JSON hold the cases checked before it, marked incomplete.
+func TestCheckInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	srv := casesServer(t, "counts", 5, func() { cancel(errors.New("interrupted (Ctrl-C)")) })
+	dir := t.TempDir()
+	jsonPath, junitPath := filepath.Join(dir, "check.json"), filepath.Join(dir, "junit.xml")
 	var stdout, stderr bytes.Buffer
 	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-	code := conform(ctx, e, []string{"check", "--target", "gw=" + srv.URL, "--ops", "counts", "--timeout", "1m"})
-	if code != exitUsage || !strings.Contains(stderr.String(), "check interrupted after 0 of 32 cases") {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	code := conform(ctx, e, []string{"check", "--target", "gw=" + srv.URL, "--ops", "counts", "--timeout", "1m", "--json", jsonPath, "--junit", junitPath})
+	want := "conform: interrupted (Ctrl-C), after 5 of 32 cases; the cases checked are in " + junitPath + " and " + jsonPath + ", marked incomplete\n"
+	if code != exitUsage || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q\nwant %q", code, stderr.String(), want)
+	}
+	if !strings.Contains(stdout.String(), ": 5 of 32 cases, strict") || !strings.Contains(stdout.String(), "INCOMPLETE: interrupted (Ctrl-C), after 5 of 32 cases") ||
+		!strings.Contains(stdout.String(), "Every case checked passed") {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	r := readCheckJSON(t, jsonPath)
+	if r.Complete || r.Incomplete != "interrupted (Ctrl-C), after 5 of 32 cases" || r.Planned != 32 || r.Cases != 5 || r.Passed != 5 {
+		t.Errorf("JSON %+v", r)
+	}
+	j := readJUnit(t, junitPath)
+	if j.Tests != 6 || j.Errors != 1 || j.Failures != 0 {
+		t.Errorf("JUnit: %d tests, %d errors, %d failures; want the 5 cases and the incomplete error", j.Tests, j.Errors, j.Failures)
+	}
+}
+
+// A target that stops answering mid-check (it answered readiness and 5 cases) stops the check
+// after twice --timeout without a response, not after every case left has timed out; the
+// files hold the cases checked. A silent target fails readiness within one timeout.
+func TestCheckStopsWhenTheTargetStopsAnswering(t *testing.T) {
+	srv := casesServer(t, "counts", 5, func() {})
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "check.json")
+	code, out, errOut := runCLI(t, nil, "check", "--target", "gw="+srv.URL, "--ops", "counts", "--timeout", "100ms", "--json", jsonPath)
+	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 200ms, twice the 100ms timeout; the last at ") ||
+		!strings.Contains(errOut, " of 32 cases; the cases checked are in "+jsonPath+", marked incomplete") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	r := readCheckJSON(t, jsonPath)
+	// The 5 answered pass; the case that timed out, and the one after it if the watch was
+	// late, are the only others (without the watch, all 27 would have timed out).
+	if r.Complete || r.Passed != 5 || r.Cases < 6 || r.Cases > 8 || r.FailuresByClass["timeout"] != r.Cases-5 {
+		t.Errorf("JSON %+v\n%s", r, out)
+	}
+
+	silent, err := targettest.NewSilentServer("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	code, _, errOut = runCLI(t, nil, "check", "--target", "s="+silent.URL, "--timeout", "100ms")
+	if code != exitUsage || !strings.Contains(errOut, "conform: target s is not ready: ") || !strings.Contains(errOut, "none of the 448 cases was checked") {
+		t.Errorf("silent target: exit %d, stderr %q", code, errOut)
 	}
 }

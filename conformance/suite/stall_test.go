@@ -82,7 +82,7 @@ func TestCheckAsksReadinessFirst(t *testing.T) {
 		return err
 	}
 	run, err := suite.Checker{Ready: ready}.Check(context.Background(), tg, fx, x, nil, &conformance.Options{})
-	if err == nil || !strings.HasPrefix(err.Error(), "target gw is not ready: ") || !strings.HasSuffix(err.Error(), ", after 0 of 14 cases") {
+	if err == nil || !strings.HasPrefix(err.Error(), "target gw is not ready: ") || !strings.HasSuffix(err.Error(), "; none of the 14 cases was checked") {
 		t.Fatalf("error %v", err)
 	}
 	if run == nil || len(run.Cases) != 0 || run.Complete() {

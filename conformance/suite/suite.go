@@ -198,7 +198,11 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 	planned := run.Cases
 	stop := func(i int, err error) (*Run, error) {
 		run.Cases = planned[:i]
-		err = fmt.Errorf("%w, after %d of %d cases", err, i, len(planned))
+		if i == 0 {
+			err = fmt.Errorf("%w; none of the %d cases was checked", err, len(planned))
+		} else {
+			err = fmt.Errorf("%w, after %d of %d cases", err, i, len(planned))
+		}
 		run.Incomplete = err.Error()
 		return run, err
 	}
