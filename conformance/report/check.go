@@ -176,23 +176,23 @@ func IndentJSON(b []byte) string {
 // CheckReport is `conform check --json`'s schema. FailuresByClass counts failing cases by
 // class (a case counts once in each class it fails); Failures lists every failing difference.
 type CheckReport struct {
-	Target         string   `json:"target"`
-	URL            string   `json:"url"`
-	Oracle         string   `json:"oracle"`
-	Options        []string `json:"options"`
-	CorpusSHA256   string   `json:"corpus_sha256"`
-	WorkloadSHA256 string   `json:"workload_sha256"`
-	// Complete is false when the check stopped early (interrupted, or the target stopped
-	// answering or was not ready); Incomplete then says why, and the counts are of the
-	// cases checked before, Planned of those it was to check.
-	Complete        bool           `json:"complete"`
-	Incomplete      string         `json:"incomplete,omitempty"`
-	Planned         int            `json:"planned"`
+	Target          string         `json:"target"`
+	URL             string         `json:"url"`
+	Oracle          string         `json:"oracle"`
+	Options         []string       `json:"options"`
+	CorpusSHA256    string         `json:"corpus_sha256"`
+	WorkloadSHA256  string         `json:"workload_sha256"`
 	Cases           int            `json:"cases"`
 	Passed          int            `json:"passed"`
 	Failed          int            `json:"failed"`
 	FailuresByClass map[string]int `json:"failures_by_class"`
 	Failures        []CheckFailure `json:"failures"`
+	// Complete is false when the check stopped early (interrupted, or the target stopped
+	// answering or was not ready); Incomplete then says why, and the counts are of the
+	// cases checked before, Planned of those it was to check.
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete,omitempty"`
+	Planned    int    `json:"planned"`
 }
 
 // CheckFailure is one failing difference of one case, or a case's missing response.
