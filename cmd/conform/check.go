@@ -99,6 +99,9 @@ cases or stopped answering) or an interrupted check.`,
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	x, err := suite.Expect(ctx, src, f, totalHits)
+	if ierr := target.Interruption(ctx); err != nil && ierr != nil {
+		err = fmt.Errorf("%w while computing the expected responses", ierr)
+	}
 	if err != nil {
 		return infra(err)
 	}

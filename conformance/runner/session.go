@@ -314,6 +314,9 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 			// Nothing was timed, but the results say why, with the probes of the targets that
 			// were ready, so a CI job keeps the evidence.
 			err = fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+			if ierr := target.Interruption(ctx); ierr != nil {
+				err = fmt.Errorf("%w while asking whether target %s is ready", ierr, t.Name)
+			}
 			res.Incomplete, res.FinishedAt = err.Error(), now().UTC()
 			return res, err
 		}
