@@ -675,8 +675,10 @@ func TestCheckStopsWhenTheTargetStopsAnswering(t *testing.T) {
 	srv := casesServer(t, "counts", 5, func() {})
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "check.json")
-	code, out, errOut := runCLI(t, nil, "check", "--target", "gw="+srv.URL, "--ops", "counts", "--timeout", "100ms", "--json", jsonPath)
-	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 200ms, twice the 100ms timeout; the last at ") ||
+	// The timeout is long enough for the readiness probe on a busy machine (or under -race);
+	// the stall takes twice it.
+	code, out, errOut := runCLI(t, nil, "check", "--target", "gw="+srv.URL, "--ops", "counts", "--timeout", "2s", "--json", jsonPath)
+	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
 		!strings.Contains(errOut, " of 32 cases; the cases checked are in "+jsonPath+", marked incomplete") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}

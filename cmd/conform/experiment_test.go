@@ -219,9 +219,9 @@ func TestExperimentStopsWhenTheCandidateStopsAnswering(t *testing.T) {
 	cand := casesServer(t, "counts", 7, func() {})
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, map[string]string{"REQUESTS": "20", "TRIALS": "1", "WARMUP": "1"}, "experiment",
-		"--baseline", "a="+base.URL, "--candidate", "b="+cand.URL, "--ops", "counts", "--clients", "1", "--timeout", "100ms",
+		"--baseline", "a="+base.URL, "--candidate", "b="+cand.URL, "--ops", "counts", "--clients", "1", "--timeout", "2s",
 		"--out", dir, "--no-progress")
-	if code != exitUsage || !strings.Contains(errOut, "round 2 (b): target b stopped answering: no response for 200ms, twice the 100ms timeout; the last at ") ||
+	if code != exitUsage || !strings.Contains(errOut, "round 2 (b): target b stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
 		!strings.Contains(errOut, "(in trial 1 of counts at 1 client, cut short after ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -293,8 +293,8 @@ func TestRunStopsWhenTheTargetStopsAnswering(t *testing.T) {
 	srv := casesServer(t, "counts", 10, func() {})
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, nil, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "counts", "--clients", "1",
-		"--requests", "40", "--warmup", "2", "--trials", "3", "--timeout", "100ms", "--no-progress")
-	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 200ms, twice the 100ms timeout; the last at ") ||
+		"--requests", "40", "--warmup", "2", "--trials", "3", "--timeout", "2s", "--no-progress")
+	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
 		!strings.Contains(errOut, "(in trial 1 of counts at 1 client, cut short after ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}

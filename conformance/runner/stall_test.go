@@ -45,7 +45,8 @@ var loopModes = []struct {
 func TestRunTrialStallsWhenTheTargetHangs(t *testing.T) {
 	for _, m := range loopModes {
 		t.Run(m.name, func(t *testing.T) {
-			const timeout = 50 * time.Millisecond
+			// Long enough for the 5 answers on a busy machine; the stall takes twice it.
+			const timeout = 500 * time.Millisecond
 			tg, reqs := hungTarget(t, 5, timeout)
 			r, err := RunTrial(context.Background(), Trial{Clients: 2, Warmup: 2, Requests: 200, Cases: 1, Check: passAll, Loops: m.loops,
 				StallAfter: 2 * timeout,
@@ -104,7 +105,9 @@ func TestRunTrialStallsOnASilentTarget(t *testing.T) {
 // counts silence on every client, not failures. Every other request here times out, and
 // each answered one comes well within StallAfter of the last.
 func TestRunTrialSlowTargetIsNotStalled(t *testing.T) {
-	const timeout = 250 * time.Millisecond
+	// /slow holds its answer for 2 s, past the timeout; /split answers in a few ms. So the
+	// longest silence is one timeout (and its eighth of grace), half of StallAfter.
+	const timeout = time.Second
 	tg, err := target.Parse("awkward="+awkwardServer(t), target.Options{Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)

@@ -41,12 +41,13 @@ func hangingEngine(t *testing.T, fx *fixtures.Fixtures, answers int, timeout tim
 func TestCheckStopsWhenTheTargetHangs(t *testing.T) {
 	fx := smallFixtures(t)
 	x := expect(t, fx)
-	tg, _ := hangingEngine(t, fx, 5, 50*time.Millisecond)
+	// Long enough for the engine's answers on a busy machine; the stall takes twice it.
+	tg, _ := hangingEngine(t, fx, 5, 500*time.Millisecond)
 	var last suite.Progress
 	run, err := suite.Checker{Progress: func(p suite.Progress) { last = p }}.Check(context.Background(), tg, fx, x, nil, &conformance.Options{})
 	var stall *target.Stall
-	if !errors.As(err, &stall) || stall.Target != "gw" || stall.After != 100*time.Millisecond || stall.Last.IsZero() {
-		t.Fatalf("error %v (%#v), want the stall of gw after 100ms", err, stall)
+	if !errors.As(err, &stall) || stall.Target != "gw" || stall.After != time.Second || stall.Last.IsZero() {
+		t.Fatalf("error %v (%#v), want the stall of gw after 1s", err, stall)
 	}
 	if run == nil {
 		t.Fatal("no run")
@@ -88,8 +89,10 @@ func TestCheckAsksReadinessFirst(t *testing.T) {
 	if run == nil || len(run.Cases) != 0 || run.Complete() {
 		t.Errorf("run %+v", run)
 	}
-	if h.Served() != 1 {
-		t.Errorf("the target got %d requests, want the readiness probe's 1", h.Served())
+	// The probe's request may not have reached the server when the client gave up on it; no
+	// case's ever does.
+	if h.Served() > 1 {
+		t.Errorf("the target got %d requests, want only the readiness probe's", h.Served())
 	}
 }
 
