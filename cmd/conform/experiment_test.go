@@ -207,29 +207,3 @@ func TestExperimentSwitchCommand(t *testing.T) {
 		}
 	}
 }
-
-// A candidate that stops answering mid-round stops the experiment twice --timeout after its
-// last response, with the rounds it finished and the one cut short; the error names the round,
-// the target and since when. (What verdict such an experiment gets is not this test's.)
-func TestExperimentStopsWhenTheCandidateStopsAnswering(t *testing.T) {
-	base := httptest.NewServer(loadedEngine(t))
-	defer base.Close()
-	// The candidate answers its first round's readiness case, 1 warmup and 5 measured counts
-	// cases, then hangs.
-	cand := casesServer(t, "counts", 7, func() {})
-	dir := t.TempDir()
-	code, out, errOut := runCLI(t, map[string]string{"REQUESTS": "20", "TRIALS": "1", "WARMUP": "1"}, "experiment",
-		"--baseline", "a="+base.URL, "--candidate", "b="+cand.URL, "--ops", "counts", "--clients", "1", "--timeout", "2s",
-		"--out", dir, "--no-progress")
-	if code != exitUsage || !strings.Contains(errOut, "round 2 (b): target b stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
-		!strings.Contains(errOut, "(in trial 1 of counts at 1 client, cut short after ") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	r := readResults(t, filepath.Join(dir, "rounds", "round-2"))
-	if r.Complete || !strings.Contains(r.Incomplete, "target b stopped answering") {
-		t.Errorf("round 2's results: complete %v, incomplete %q", r.Complete, r.Incomplete)
-	}
-	if c := r.Cell("b", "counts", 1); c == nil || len(c.Trials) != 1 || c.Trials[0].Passed != 5 || !c.Trials[0].Incomplete {
-		t.Errorf("round 2's candidate cell: %+v", c)
-	}
-}
