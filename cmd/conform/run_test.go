@@ -23,7 +23,6 @@ import (
 
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/runner"
-	"github.com/conform-dev/conform/conformance/target/targettest"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load/loadtest"
 	"github.com/conform-dev/conform/oracle/engine"
@@ -273,60 +272,11 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatalf("an interrupted run exited 0: %s", stderr.String())
 	}
 	r := readResults(t, dir)
-	if r.Complete || !strings.HasPrefix(r.Incomplete, "interrupted in trial ") && !strings.HasPrefix(r.Incomplete, "interrupted before trial ") {
+	if r.Complete || !strings.Contains(r.Incomplete, "interrupted") {
 		t.Fatalf("results.json not marked interrupted: complete %v, %q", r.Complete, r.Incomplete)
-	}
-	if strings.Contains(r.Incomplete+stderr.String(), "context canceled") {
-		t.Errorf("the messages speak of the context, not of what happened: %q, %q", r.Incomplete, stderr.String())
 	}
 	if len(r.Cells[0].Trials) == 0 {
 		t.Error("the trial finished before the interruption is not in results.json")
-	}
-}
-
-// A target that stops answering mid-trial (it answered readiness and 9 cases: 2 warmup, 7
-// measured) stops the run twice --timeout after its last response, not after the trial's
-// remaining requests and another trial have timed out one by one: results.json keeps the trial
-// cut short, and the error says which target, since when and where. A silent target fails
-// readiness in one timeout.
-func TestRunStopsWhenTheTargetStopsAnswering(t *testing.T) {
-	srv := casesServer(t, "counts", 10, func() {})
-	dir := t.TempDir()
-	code, _, errOut := runCLI(t, nil, "run", "--target", "gw="+srv.URL, "--out", dir, "--ops", "counts", "--clients", "1",
-		"--requests", "40", "--warmup", "2", "--trials", "3", "--timeout", "2s", "--no-progress")
-	if code != exitUsage || !strings.Contains(errOut, "conform: target gw stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
-		!strings.Contains(errOut, "(in trial 1 of counts at 1 client, cut short after ") {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	r := readResults(t, dir)
-	if r.Complete || !strings.Contains(r.Incomplete, "target gw stopped answering") {
-		t.Errorf("complete %v, incomplete %q", r.Complete, r.Incomplete)
-	}
-	c := r.Cell("gw", "counts", 1)
-	if c == nil || len(c.Trials) != 1 {
-		t.Fatalf("cell %+v, want the one trial cut short", c)
-	}
-	tr := c.Trials[0]
-	// Without the watch the trial would have counted all 40 requests, 33 of them timeouts.
-	if !tr.Incomplete || tr.Passed != 7 || tr.Passed+tr.Failed >= 40 || tr.Failed != tr.FailuresByClass["timeout"] {
-		t.Errorf("trial: incomplete %v, passed %d, failed %d %v", tr.Incomplete, tr.Passed, tr.Failed, tr.FailuresByClass)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), "and the one it cut short (trial 1 of counts at 1 client on gw, after ") {
-		t.Errorf("report.md does not name the trial cut short:\n%.600s", md)
-	}
-
-	silent, err := targettest.NewSilentServer("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	code, _, errOut = runCLI(t, nil, "run", "--target", "s="+silent.URL, "--out", t.TempDir(), "--timeout", "100ms", "--no-progress")
-	if code != exitUsage || !strings.Contains(errOut, "conform: target s is not ready: ") {
-		t.Errorf("silent target: exit %d, stderr %q", code, errOut)
 	}
 }
 
