@@ -23,17 +23,18 @@ cases; --junit writes one testcase per case for CI (the failure's message is its
 text the differences, the request and the explain command), --json writes the failures as
 records {"case","class","path","want","got"} with counts of cases and of failures by class.
 
-With no --target it checks conform's embedded engine, served on loopback. The target must
-hold the corpus, proved first as "conform run" proves it (GET /, exact count, sample
-fingerprint). Nothing is timed and nothing is written to the target. Credentials never appear
-in any output. Progress goes to stderr (on a terminal one line, otherwise a line every 10 s).
+With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
+nothing is written to the target. Credentials never appear in any output. Exit 0 when every
+case passes, 1 when any response differs or is missing, 2 on a usage or infrastructure error
+(the target is not ready, cannot be reached, answers none of the cases or stops answering) or an
+interrupted check.
 
-A target that goes twice --timeout without answering stops the check, as Ctrl-C does: the
-summary, --junit and --json then hold the cases checked so far, marked incomplete (the JUnit
-gets an "incomplete" error testcase), and the error says which target and since when. Exit 0
-when every case passes, 1 when any response differs or is missing, 2 on a usage or
-infrastructure error (the target is not ready, cannot be reached at all, answers none of the
-cases or stopped answering) or an interrupted check.`,
+Before any case, the target must hold the corpus, proved as "conform run" proves it (GET /,
+exact count, sample fingerprint). Progress goes to stderr (on a terminal one line, otherwise a
+line every 10 s). A target that goes twice --timeout without answering stops the check, as
+Ctrl-C does: the summary, --junit and --json then hold the cases checked so far, marked
+incomplete (the JUnit gets an "incomplete" error testcase), and the error says which target
+and since when.`,
 		"conform check",
 		"conform check --target gw=http://127.0.0.1:8080 --junit junit.xml --json failures.json",
 		"conform check --target os=https://127.0.0.1:9201 --user admin --ca ca.pem --oracle golden:es-8.15.golden.json",
