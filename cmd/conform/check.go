@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/load"
 	"github.com/conform-dev/conform/oracle"
 )
 
@@ -24,7 +26,15 @@ records {"case","class","path","want","got"} with counts of cases and of failure
 With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
 nothing is written to the target. Credentials never appear in any output. Exit 0 when every
 case passes, 1 when any response differs or is missing, 2 on a usage or infrastructure error
-(the target cannot be reached at all, or answers none of the cases).`,
+(the target is not ready, cannot be reached, answers none of the cases or stops answering) or an
+interrupted check.
+
+Before any case, the target must hold the corpus, proved as "conform run" proves it (GET /,
+exact count, sample fingerprint). Progress goes to stderr (on a terminal one line, otherwise a
+line every 10 s). A target that goes twice --timeout without answering stops the check, as
+Ctrl-C does: the summary, --junit and --json then hold the cases checked so far, marked
+incomplete (the JUnit gets an "incomplete" error testcase), and the error says which target
+and since when.`,
 		"conform check",
 		"conform check --target gw=http://127.0.0.1:8080 --junit junit.xml --json failures.json",
 		"conform check --target os=https://127.0.0.1:9201 --user admin --ca ca.pem --oracle golden:es-8.15.golden.json",
@@ -43,6 +53,8 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`, one testcase per case")
 	jsonOut := fs.String("json", "", "write the failures as JSON to `FILE`")
 	verbose := fs.Bool("v", false, "list every failing case with all its differences, not the first 20 cases' first difference")
+	sample := fs.Int("sample", load.DefaultSampleDocs, "documents in the corpus fingerprint the target is checked against before the cases")
+	noProgress := fs.Bool("no-progress", false, "no progress on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,18 +100,39 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	x, err := suite.Expect(ctx, src, f, totalHits)
+	if ierr := target.Interruption(ctx); err != nil && ierr != nil {
+		err = fmt.Errorf("%w while computing the expected responses", ierr)
+	}
 	if err != nil {
 		return infra(err)
 	}
 	for _, c := range x.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
 	}
-	run, err := suite.Check(ctx, t, f, x, opList, opts)
+	// The target must hold the corpus, proved as run proves it (GET /, exact count, sample
+	// fingerprint), before any case is sent.
+	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample}, f)
 	if err != nil {
 		return infra(err)
 	}
+	defer lb.Close()
+	var prog *report.CheckProgress
+	if !*noProgress {
+		prog = report.NewCheckProgress(e.stderr, e.stderrIsTerminal)
+	}
+	checker := suite.Checker{
+		Ready:    func(ctx context.Context, t *target.Target) error { _, _, err := lb.Ready(ctx, t); return err },
+		Progress: prog.Show,
+	}
+	run, runErr := checker.Check(ctx, t, f, x, opList, opts)
+	prog.Done()
+	if run == nil {
+		return infra(runErr)
+	}
 	explain := explainCommand{target: t, embedded: embedded, tf: tf, cf: cf, fixtures: *fixturesDir, oracle: src, spec: *oracleSpec, oracleName: x.Source, tth: *tth}.forCase
-	report.CheckSummary(e.stdout, run, *verbose, explain)
+	if len(run.Cases) > 0 {
+		report.CheckSummary(e.stdout, run, *verbose, explain)
+	}
 	if *junit != "" {
 		if err := report.WriteFileAtomic(*junit, report.CheckJUnit(run, explain)); err != nil {
 			return infra(fmt.Errorf("writing %s: %w", *junit, err))
@@ -113,6 +146,19 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 		if err := report.WriteFileAtomic(*jsonOut, data); err != nil {
 			return infra(fmt.Errorf("writing %s: %w", *jsonOut, err))
 		}
+	}
+	if runErr != nil {
+		// Stopped early: the files hold the cases checked, marked incomplete.
+		var written []string
+		for _, p := range []string{*junit, *jsonOut} {
+			if p != "" {
+				written = append(written, p)
+			}
+		}
+		if len(written) > 0 && len(run.Cases) > 0 {
+			return infra(fmt.Errorf("%v; the cases checked are in %s, marked incomplete", runErr, strings.Join(written, " and ")))
+		}
+		return infra(runErr)
 	}
 	if run.Responded == 0 {
 		// Every case is a fault: the target is not there to be checked, which is an

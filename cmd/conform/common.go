@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -184,6 +185,9 @@ func expectations(ctx context.Context, spec string, topts target.Options, f *fix
 		return nil, err
 	}
 	x, err := suite.Expect(ctx, src, f, tth)
+	if ierr := target.Interruption(ctx); err != nil && ierr != nil {
+		err = fmt.Errorf("%w while computing the expected responses", ierr)
+	}
 	return x, infra(err)
 }
 

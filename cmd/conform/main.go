@@ -77,11 +77,42 @@ var commands = []*command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrIsTerminal: isTerminal(os.Stderr)}
 	code := conform(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// signalContext is cancelled by Ctrl-C or SIGTERM with a cause that says which, so every
+// message about the work cut short says what happened ("interrupted (Ctrl-C)"), not
+// "context canceled". stop ends the catching.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(signalCause(s))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// signalCause is the error a signal cancels the work with.
+func signalCause(s os.Signal) error {
+	switch s {
+	case os.Interrupt:
+		return errors.New("interrupted (Ctrl-C)")
+	case syscall.SIGTERM:
+		return errors.New("terminated (SIGTERM)")
+	}
+	return fmt.Errorf("stopped by signal %v", s)
 }
 
 // conform runs one command line and returns the exit status.

@@ -53,7 +53,7 @@ interrupted run.`,
 	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
 	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded, live:URL or golden:FILE")
 	out := fs.String("out", "", "write the results into `DIR` (default results/run-<time>)")
-	noProgress := fs.Bool("no-progress", false, "no progress display on stderr")
+	noProgress := fs.Bool("no-progress", false, "no progress on stderr (a rewritten line on a terminal, otherwise a line every 10 s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -127,11 +127,15 @@ interrupted run.`,
 	return nil
 }
 
-// newProgress is the progress display on stderr when it is a terminal and --no-progress is not
-// given, nil (which shows nothing) otherwise.
+// newProgress is the progress display on stderr unless --no-progress is given (nil, which
+// shows nothing): one line rewritten on a terminal, otherwise a line every 10 s, so a run in
+// CI is seen moving.
 func newProgress(e *env, off bool) *runner.ProgressDisplay {
-	if !e.stderrIsTerminal || off {
+	switch {
+	case off:
 		return nil
+	case e.stderrIsTerminal:
+		return runner.NewProgressDisplay(e.stderr)
 	}
-	return runner.NewProgressDisplay(e.stderr)
+	return runner.NewProgressLog(e.stderr)
 }

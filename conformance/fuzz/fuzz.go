@@ -154,7 +154,17 @@ type found struct {
 type runner struct {
 	cfg *Config
 	now func() time.Time
+	// silent counts the shrink's requests in a row that got no answer from either side, and
+	// stalled is set when there were too many: the rest is left unshrunk.
+	silent  int
+	stalled error
 }
+
+// maxSilent is how many requests in a row may go unanswered while shrinking before the run
+// stops: one may be a candidate that crashes the target (a finding, skipped as not
+// reproducing), two in a row is a side that stopped answering, which would otherwise cost
+// a timeout per candidate left, up to the budget of every disagreement to shrink.
+const maxSilent = 2
 
 // Run fuzzes the target against the oracle. It returns the report with whatever was found
 // even when it stops early: on a cancelled ctx (Stopped "interrupted", nothing is shrunk) or
@@ -274,7 +284,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if ctx.Err() != nil && rep.Stopped == "" {
 		rep.Stopped = "interrupted while shrinking"
 	}
+	if r.stalled != nil && firstErr == nil {
+		rep.Stopped, firstErr = r.stalled.Error(), r.stalled
+	}
 	return rep, firstErr
+}
+
+// unanswered notes a shrink request that got no answer and reports whether the run must stop
+// shrinking (see maxSilent).
+func (r *runner) unanswered(ctx context.Context, side string, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	if r.silent++; r.silent >= maxSilent {
+		r.stalled = fmt.Errorf("the %s stopped answering while shrinking: %d requests in a row got no answer, the last: %w", side, r.silent, err)
+		return true
+	}
+	return false
 }
 
 // one sends a generated request to both sides. oerr describes an oracle error answer.
@@ -392,6 +418,9 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 // same signature, with the oracle answering as it did (same status, nothing unsupported), is
 // kept, and the search starts again from it, until none does or the budget is spent.
 func (r *runner) shrink(ctx context.Context, d *Disagreement) {
+	if r.stalled != nil {
+		return // a side stopped answering: the rest stay as found
+	}
 	d.Shrunk = true
 	if d.Minimal.Body == nil {
 		return
@@ -411,13 +440,20 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 			}
 			d.Tried++
 			want, err := r.ask(ctx, r.cfg.Oracle, r.cfg.OracleIndex, cand)
+			if err != nil && r.unanswered(ctx, "oracle", err) {
+				return
+			}
 			if err != nil || want.Status != d.Want.Status || engine.IsUnsupported(want.Status, want.Body) {
 				continue
 			}
 			got, err := r.ask(ctx, r.cfg.Target, r.cfg.TargetIndex, cand)
 			if err != nil {
+				if r.unanswered(ctx, "target", err) {
+					return
+				}
 				continue
 			}
+			r.silent = 0
 			res, err := check(want, got, r.cfg.Check)
 			if err != nil || res.Pass || !d.Signature.in(res) {
 				continue

@@ -27,7 +27,11 @@ const MaxListed = 20
 // class, the reported-only classes, and the failing cases (the first MaxListed with their first
 // difference, or all with all their differences when verbose).
 func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) {
-	fmt.Fprintf(w, "check %s (%s) against oracle %s: %d cases, %s\n\n", r.Target.Name, r.Target.Redacted(), r.Oracle, len(r.Cases), r.Options)
+	cases := fmt.Sprintf("%d cases", len(r.Cases))
+	if !r.Complete() {
+		cases = fmt.Sprintf("%d of %d cases", len(r.Cases), r.Planned)
+	}
+	fmt.Fprintf(w, "check %s (%s) against oracle %s: %s, %s\n\n", r.Target.Name, r.Target.Redacted(), r.Oracle, cases, r.Options)
 	ops, rows := r.ByOp()
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, args...), " "))
@@ -47,8 +51,15 @@ func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) 
 	if rep := r.ReportedOnly(); len(rep) > 0 {
 		fmt.Fprintf(w, "\nReported, not failing (cases by class): %s\n", ClassesText(rep))
 	}
+	if !r.Complete() {
+		fmt.Fprintf(w, "\nINCOMPLETE: %s; the counts are of the cases checked.\n", r.Incomplete)
+	}
 	if r.Failed == 0 {
-		fmt.Fprintf(w, "\nEvery case passed the strict check.\n")
+		if r.Complete() {
+			fmt.Fprintf(w, "\nEvery case passed the strict check.\n")
+		} else if len(r.Cases) > 0 {
+			fmt.Fprintf(w, "\nEvery case checked passed the strict check.\n")
+		}
 		return
 	}
 	fmt.Fprintf(w, "\n%s:\n", Plural(r.Failed, "failing case"))
@@ -176,6 +187,12 @@ type CheckReport struct {
 	Failed          int            `json:"failed"`
 	FailuresByClass map[string]int `json:"failures_by_class"`
 	Failures        []CheckFailure `json:"failures"`
+	// Complete is false when the check stopped early (interrupted, or the target stopped
+	// answering or was not ready); Incomplete then says why, and the counts are of the
+	// cases checked before, Planned of those it was to check.
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete,omitempty"`
+	Planned    int    `json:"planned"`
 }
 
 // CheckFailure is one failing difference of one case, or a case's missing response.
@@ -191,6 +208,7 @@ type CheckFailure struct {
 func CheckJSON(r *suite.Run) CheckReport {
 	out := CheckReport{Target: r.Target.Name, URL: r.Target.Redacted(), Oracle: r.Oracle, Options: r.Options.Names(),
 		CorpusSHA256: r.Fixtures.Meta.SHA256.Corpus, WorkloadSHA256: r.Fixtures.Meta.SHA256.Workload,
+		Complete: r.Complete(), Incomplete: r.Incomplete, Planned: r.Planned,
 		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, Failures: []CheckFailure{}}
 	if out.Options == nil {
 		out.Options = []string{"strict"}
@@ -292,6 +310,16 @@ func CheckJUnit(r *suite.Run, explain ExplainFunc) []byte {
 		s := suites[op]
 		s.Time = fmt.Sprintf("%.3f", times[op].Seconds())
 		doc.Suites = append(doc.Suites, *s)
+	}
+	if !r.Complete() {
+		// A check that stopped early is an error a CI job sees, whatever the cases checked.
+		classname := "conform." + r.Target.Name
+		doc.Suites = append(doc.Suites, junitSuite{Name: classname, Tests: 1, Errors: 1, Time: "0.000", Properties: props,
+			Cases: []junitCase{{Name: "incomplete", Classname: classname, Time: "0.000",
+				Error: &junitProblem{Message: r.Incomplete, Type: "incomplete",
+					Text: fmt.Sprintf("The check stopped after %d of %d cases: %s\n", len(r.Cases), r.Planned, r.Incomplete)}}}})
+		doc.Tests++
+		doc.Errors++
 	}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {

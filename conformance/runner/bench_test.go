@@ -64,7 +64,8 @@ func newBenchEnv(b *testing.B) *benchEnv {
 func (e *benchEnv) run(b *testing.B, layer target.Layer, clients int, check Check) *Result {
 	b.Helper()
 	trial := Trial{Clients: clients, Warmup: 200 * clients, Requests: b.N, Cases: len(e.reqs), Check: check,
-		Open: func(ctx context.Context, _ int) (target.Exchanger, error) { return e.tg.Open(ctx, layer, e.reqs) }}
+		Open:       func(ctx context.Context, _ int) (target.Exchanger, error) { return e.tg.Open(ctx, layer, e.reqs) },
+		StallAfter: 2 * e.tg.Timeout} // as conform run sets it
 	b.ResetTimer()
 	r, err := RunTrial(context.Background(), trial)
 	b.StopTimer()

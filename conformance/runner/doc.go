@@ -7,7 +7,9 @@
 // sockets with epoll as wrk's threads do; any other exchanger gets a goroutine per client.
 // The caller's Check judges each response after the timer has stopped, on the goroutine
 // driving the client; failures are counted by class and the first few of each class are kept
-// whole.
+// whole. A trial given StallAfter ends once no client has read a response for that long (a
+// run gives twice the target's timeout): a target that stopped answering costs a bounded
+// time, not a timeout per request left.
 //
 // It takes prepared connections and a check function, and hands on raw samples (latencies of
 // passing responses, failures, wall time); it computes no quantiles (conformance/stats does),

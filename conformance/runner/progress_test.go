@@ -44,3 +44,26 @@ func TestProgressDisplay(t *testing.T) {
 	none.Event(Event{Done: 1, Total: 2})
 	none.Done()
 }
+
+// A progress log writes whole lines: the first event's, then at most one per LogEvery, and
+// Done writes nothing.
+func TestProgressLog(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := t0
+	var b bytes.Buffer
+	d := NewProgressLog(&b)
+	d.now, d.started = func() time.Time { return now }, t0
+	ev := Event{Trial: 1, Trials: 3, Op: "get", Clients: 1, Target: "es", Total: 12}
+	for _, after := range []time.Duration{time.Second, 5 * time.Second, 11 * time.Second, 12 * time.Second, 21 * time.Second} {
+		now = t0.Add(after)
+		ev.Done++
+		d.Event(ev)
+	}
+	d.Done()
+	want := "[1/12] trial 1/3 get    1 client   es           failed 0  eta 11s\n" +
+		"[3/12] trial 1/3 get    1 client   es           failed 0  eta 33s\n" +
+		"[5/12] trial 1/3 get    1 client   es           failed 0  eta 29s\n"
+	if b.String() != want {
+		t.Errorf("wrote\n%q\nwant\n%q", b.String(), want)
+	}
+}

@@ -306,16 +306,22 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 			}
 		}
 	}
+	// lastAnswer is when each target last answered, to say since when one stopped.
+	lastAnswer := make([]time.Time, len(r.Targets))
 	for ti, t := range r.Targets {
 		ident, probes, warn, err := r.ready(ctx, t, prepared[ti])
 		if err != nil {
 			// Nothing was timed, but the results say why, with the probes of the targets that
 			// were ready, so a CI job keeps the evidence.
 			err = fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+			if ierr := target.Interruption(ctx); ierr != nil {
+				err = fmt.Errorf("%w while asking whether target %s is ready", ierr, t.Name)
+			}
 			res.Incomplete, res.FinishedAt = err.Error(), now().UTC()
 			return res, err
 		}
 		res.Targets[ti].Identity, res.Targets[ti].Probes = ident, probes
+		lastAnswer[ti] = time.Now() // readiness ended with a response through the timed path
 		if warn != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s: readiness case %s did not pass the check (%s); the run goes on and counts every failure",
 				t.Name, warn.Case, warn.Class))
@@ -362,8 +368,8 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 				res.Order = append(res.Order, entry)
 				for _, ti := range order {
 					t := r.Targets[ti]
-					if err := ctx.Err(); err != nil {
-						finish("interrupted: " + err.Error())
+					if err := target.Interruption(ctx); err != nil {
+						finish(fmt.Sprintf("%v before %s on %s", err, where(op, n, trial), t.Name))
 						return res, err
 					}
 					started := now().UTC()
@@ -373,18 +379,25 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 						Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
 							return t.Open(ctx, r.Settings.Layer, prepared[ti][op])
 						},
+						StallAfter: 2 * t.Timeout,
 					})
 					if err != nil {
-						reason := fmt.Sprintf("target %s stopped answering (%s, %d clients, trial %d): %v", t.Name, op, n, trial, t.Scrub(err))
-						if ctx.Err() != nil {
-							reason = "interrupted: " + ctx.Err().Error()
+						reason := fmt.Sprintf("target %s stopped answering (%s): %v", t.Name, where(op, n, trial), t.Scrub(err))
+						if ierr := target.Interruption(ctx); ierr != nil {
+							reason = fmt.Sprintf("%v in %s on %s", ierr, where(op, n, trial), t.Name)
 						}
 						finish(reason)
 						return res, errors.New(reason)
 					}
-					cs := cells[[3]any{t.Name, op, n}]
-					if err := cs.add(trial, started, tr); err != nil {
-						return res, err
+					if !tr.LastResponse.IsZero() {
+						lastAnswer[ti] = tr.LastResponse
+					}
+					// A trial cut short before its first measured response measured nothing: the
+					// cell does not get an empty trial.
+					if !tr.Incomplete || tr.Passed+tr.Failed > 0 {
+						if err := cells[[3]any{t.Name, op, n}].add(trial, started, tr); err != nil {
+							return res, err
+						}
 					}
 					for _, f := range tr.Kept {
 						for _, class := range f.Classes {
@@ -397,9 +410,18 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 							break
 						}
 					}
+					if tr.Stalled && target.Interruption(ctx) == nil {
+						stall := &target.Stall{Target: t.Name, Last: lastAnswer[ti], After: 2 * t.Timeout, Timeout: t.Timeout}
+						reason := fmt.Sprintf("%v (in %s, cut short after %s)", stall, where(op, n, trial), progressText(tr, r.Settings))
+						finish(reason)
+						if r.OnTrial != nil {
+							r.OnTrial(res)
+						}
+						return res, errors.New(reason)
+					}
 					if down(tr) {
-						reason := fmt.Sprintf("target %s stopped answering (%s, %d clients, trial %d): every measured request failed with %s",
-							t.Name, op, n, trial, strings.Join(sortedClasses(tr.Failures), ", "))
+						reason := fmt.Sprintf("target %s stopped answering (%s): every measured request failed with %s",
+							t.Name, where(op, n, trial), strings.Join(sortedClasses(tr.Failures), ", "))
 						finish(reason)
 						if r.OnTrial != nil {
 							r.OnTrial(res)
@@ -412,12 +434,15 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 							Done: done, Total: total, Passed: tr.Passed, Failed: tr.Failed})
 					}
 					if tr.Incomplete {
-						reason := "interrupted"
-						if ctx.Err() != nil {
-							reason += ": " + ctx.Err().Error()
+						ierr := target.Interruption(ctx)
+						if ierr == nil {
+							ierr = errors.New("interrupted")
 						}
-						finish(reason)
-						return res, ctx.Err()
+						finish(fmt.Sprintf("%v in %s on %s, after %s", ierr, where(op, n, trial), t.Name, progressText(tr, r.Settings)))
+						if r.OnTrial != nil {
+							r.OnTrial(res)
+						}
+						return res, ierr
 					}
 					if r.OnTrial != nil {
 						if err := r.OnTrial(res); err != nil {
@@ -430,6 +455,20 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 	}
 	finish("")
 	return res, nil
+}
+
+// where names a trial of a run in its messages: "trial 2 of get at 8 clients".
+func where(op string, clients, trial int) string {
+	return fmt.Sprintf("trial %d of %s at %s", trial, op, report.Plural(clients, "client"))
+}
+
+// progressText says how far a cut-short trial got: "7 of 200 measured requests", or
+// "12 of 40 warmup requests" when it stopped before measuring.
+func progressText(tr *Result, s Settings) string {
+	if w := tr.WarmupPassed + tr.WarmupFailed; w < s.Warmup && tr.Passed+tr.Failed == 0 {
+		return fmt.Sprintf("%d of %d warmup requests", w, s.Warmup)
+	}
+	return fmt.Sprintf("%d of %d measured requests", tr.Passed+tr.Failed, s.Requests)
 }
 
 // ready waits for nothing: it asks once. The caller decides how long to wait for a target

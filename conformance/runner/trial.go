@@ -77,6 +77,12 @@ type Trial struct {
 	// sent and with false just after the last measured response is read, so a caller can
 	// read counters of its own (a server's CPU time, say) over exactly the measured phase.
 	OnMeasure func(start bool)
+	// StallAfter, when positive, ends the trial once no client has read a response (of any
+	// status) for that long, counted from the trial's start and from the start of the
+	// measured phase: the target stopped answering. A run sets it to twice the target's
+	// timeout, so one timed-out request does not end a trial but a silent target does
+	// within a bounded time, whatever the requests left. Result.Stalled then says so.
+	StallAfter time.Duration
 }
 
 // Failure is one failed request kept whole as evidence.
@@ -125,9 +131,16 @@ type Result struct {
 	// it; zero where the platform does not say (see ProcessCPU). With the target in another
 	// process, they are the client's cost.
 	UserCPU, SysCPU time.Duration
-	// Incomplete is true when the context was cancelled before every request was sent; the
-	// result then holds what was measured until then.
+	// Incomplete is true when the context was cancelled, or the trial stalled, before every
+	// request was sent; the result then holds what was measured until then. The exchanges
+	// in flight when it stopped belong to no count.
 	Incomplete bool
+	// Stalled is true when the trial ended because no client had a response for
+	// Trial.StallAfter.
+	Stalled bool
+	// LastResponse is when the trial's last response (warmup or measured, any status) was
+	// read; zero when none came.
+	LastResponse time.Time
 }
 
 // RunTrial runs one closed-loop trial. A request that fails, including a refused connection
@@ -169,13 +182,34 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 	}()
 
 	var stop atomic.Bool
-	stopNow := context.AfterFunc(ctx, func() {
+	interrupt := func() {
 		stop.Store(true)
 		for _, c := range clients {
 			c.x.Interrupt()
 		}
-	})
+	}
+	stopNow := context.AfterFunc(ctx, interrupt)
 	defer stopNow()
+	// phases counts the phases begun, so the wait between warmup and measuring is not taken
+	// for silence.
+	var phases atomic.Int64
+	var stalled atomic.Bool
+	watched := make(chan struct{})
+	if t.StallAfter > 0 {
+		// Each client counts its own responses, so the timed path shares nothing with the
+		// watch and takes no lock: one uncontended atomic add per response.
+		answered := func() int64 {
+			n := phases.Load()
+			for _, c := range clients {
+				n += c.answers.Load()
+			}
+			return n
+		}
+		go target.Watch(t.StallAfter, answered, watched, func() {
+			stalled.Store(true)
+			interrupt()
+		})
+	}
 
 	var warmNext, next atomic.Int64
 	var warmed, done sync.WaitGroup
@@ -239,15 +273,17 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 		t.OnMeasure(true)
 	}
 	user0, sys0, cpuOK := ProcessCPU()
+	phases.Add(1)
 	close(measure)
 	done.Wait()
+	close(watched)
 	user1, sys1, _ := ProcessCPU()
 	if t.OnMeasure != nil {
 		t.OnMeasure(false)
 	}
 
 	r := &Result{Clients: t.Clients, Warmup: t.Warmup, Requests: t.Requests,
-		Failures: map[string]int{}, WarmupFailures: map[string]int{}, Incomplete: stop.Load()}
+		Failures: map[string]int{}, WarmupFailures: map[string]int{}, Incomplete: stop.Load(), Stalled: stalled.Load()}
 	if cpuOK {
 		r.UserCPU, r.SysCPU = user1-user0, sys1-sys0
 	}
@@ -276,6 +312,9 @@ func RunTrial(ctx context.Context, t Trial) (*Result, error) {
 		}
 		if c.last.After(last) {
 			last = c.last
+		}
+		if c.lastAnswer.After(r.LastResponse) {
+			r.LastResponse = c.lastAnswer
 		}
 	}
 	r.Kept = firstPerClass(r.Kept, max(keep, 0))
@@ -325,6 +364,10 @@ type client struct {
 	kept                   []Failure
 	keptByClass            map[string]int
 	first, last            time.Time
+	// answers counts the responses read (any status), for the trial's watch; lastAnswer is
+	// the last one's end, read after the trial.
+	answers    atomic.Int64
+	lastAnswer time.Time
 }
 
 // run sends requests numbered from the shared counter until total is reached or stop is set.
@@ -355,6 +398,8 @@ func (c *client) record(warmup bool, n, ci int, ex target.Exchange, err error, c
 		c.fail(warmup, n, ci, []string{target.ClassOf(err)}, 0, nil, err, 0)
 		return true
 	}
+	c.answers.Add(1)
+	c.lastAnswer = ex.End
 	if !warmup {
 		if c.first.IsZero() {
 			c.first = ex.Start

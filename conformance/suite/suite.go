@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
@@ -74,10 +75,37 @@ type Run struct {
 	Oracle   string // the oracle's redacted name
 	Options  *conformance.Options
 	Fixtures *fixtures.Fixtures
-	Cases    []*Outcome // workload order
+	Cases    []*Outcome // workload order; only the cases checked, when the check stopped early
 	// Failed counts the cases that did not pass; Responded those that got a response.
 	Failed, Responded int
 	Took              time.Duration
+	// Planned is the number of cases the check was to make; Incomplete says why it made
+	// only len(Cases) of them ("" when it made them all).
+	Planned    int
+	Incomplete string
+}
+
+// Complete reports whether every planned case was checked.
+func (r *Run) Complete() bool { return r.Incomplete == "" }
+
+// Progress is how far a check is: cases checked of those planned, and how many failed.
+type Progress struct {
+	Done, Total, Failed int
+	Elapsed             time.Duration
+}
+
+// Checker is a check with its optional hooks; Check is a Checker with none.
+type Checker struct {
+	// Ready, when set, is asked before any case is sent (conform check passes
+	// conformance/lab's probe, as conform run does); an error means the target is not
+	// ready, and nothing is checked.
+	Ready func(ctx context.Context, t *target.Target) error
+	// Progress, when set, is called after every case.
+	Progress func(Progress)
+	// StallAfter is how long the target may go without answering before the check stops
+	// (0: twice the target's timeout): one timed-out case does not stop it, a target that
+	// stopped answering does, whatever the cases left.
+	StallAfter time.Duration
 }
 
 // Prepare makes case c's concrete request for target t and compiles its expectation: the
@@ -131,10 +159,20 @@ func afterCursor(x *oracle.Expectations, c *fixtures.Case) ([]byte, error) {
 }
 
 // Check sends every case of ops (all operations when ops is empty) once, in workload order,
-// on one connection, and checks it. The expectations are compiled first, so an unusable one
-// stops the check before any request. Cancelling ctx interrupts the exchange in flight. A
-// case that fails is a value in the Run; the error is for a check that could not be made.
+// on one connection, and checks it; see Checker.Check.
 func Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracle.Expectations, ops []string, opts *conformance.Options) (*Run, error) {
+	return Checker{}.Check(ctx, t, f, x, ops, opts)
+}
+
+// Check sends every case of ops (all operations when ops is empty) once, in workload order,
+// on one connection, and checks it. The expectations are compiled first, so an unusable one
+// stops the check before any request; then the target's readiness is asked (c.Ready). A case
+// that fails is a value in the Run; the error is for a check that could not be made, or
+// that stopped early: cancelled (ctx's cause says why, and the exchange in flight is cut
+// short) or because the target stopped answering (a *target.Stall). A check that stopped
+// early still returns its Run, holding the cases checked before it stopped, with Incomplete
+// saying why.
+func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracle.Expectations, ops []string, opts *conformance.Options) (*Run, error) {
 	run := &Run{Target: t, Oracle: x.Source, Options: opts, Fixtures: f}
 	var reqs []fixtures.Request
 	for i := range f.Workload.Cases {
@@ -152,9 +190,33 @@ func Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracl
 	if len(reqs) == 0 {
 		return nil, errors.New("no cases to check")
 	}
+	run.Planned = len(run.Cases)
 	prepared, err := t.PrepareAll(reqs)
 	if err != nil {
 		return nil, err
+	}
+	planned := run.Cases
+	stop := func(i int, err error) (*Run, error) {
+		run.Cases = planned[:i]
+		if i == 0 {
+			err = fmt.Errorf("%w; none of the %d cases was checked", err, len(planned))
+		} else {
+			err = fmt.Errorf("%w, after %d of %d cases", err, i, len(planned))
+		}
+		run.Incomplete = err.Error()
+		return run, err
+	}
+	var last time.Time // the target's last response, to say since when it is silent
+	if c.Ready != nil {
+		if err := c.Ready(ctx, t); err != nil {
+			if ierr := target.Interruption(ctx); ierr != nil {
+				err = fmt.Errorf("%w while asking whether target %s is ready", ierr, t.Name)
+			} else {
+				err = fmt.Errorf("target %s is not ready: %w", t.Name, t.Scrub(err))
+			}
+			return stop(0, err)
+		}
+		last = time.Now()
 	}
 	// Nothing is timed here, so the cases go through go-elasticsearch's transport (over one
 	// lean keep-alive connection, whose faults are classified as on the timed path).
@@ -163,24 +225,52 @@ func Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracl
 		return nil, fmt.Errorf("target %s: %w", t.Name, t.Scrub(err))
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, conn.Interrupt)
-	defer stop()
+	stopNow := context.AfterFunc(ctx, conn.Interrupt)
+	defer stopNow()
+	after := c.StallAfter
+	if after <= 0 {
+		after = 2 * t.Timeout
+	}
+	var answers atomic.Int64
+	var stalled atomic.Bool
+	watched := make(chan struct{})
+	defer close(watched)
+	if after > 0 {
+		go target.Watch(after, answers.Load, watched, func() {
+			stalled.Store(true)
+			conn.Interrupt()
+		})
+	}
 	start := time.Now()
 	for i, o := range run.Cases {
 		ex, err := conn.Exchange(i)
-		if ctx.Err() != nil || errors.Is(err, target.ErrInterrupted) {
-			return nil, fmt.Errorf("check interrupted after %d of %d cases", i, len(run.Cases))
+		if ierr := target.Interruption(ctx); ierr != nil {
+			run.Took = time.Since(start)
+			return stop(i, ierr)
+		}
+		if stalled.Load() {
+			run.Took = time.Since(start)
+			return stop(i, &target.Stall{Target: t.Name, Last: last, After: after, Timeout: t.Timeout})
+		}
+		if errors.Is(err, target.ErrInterrupted) {
+			run.Took = time.Since(start)
+			return stop(i, errors.New("interrupted"))
 		}
 		if err != nil {
 			o.Fault = t.Scrub(err)
 			run.Failed++
-			continue
+		} else {
+			answers.Add(1)
+			last = ex.End
+			run.Responded++
+			o.Status, o.Body, o.Latency = ex.Status, append([]byte(nil), ex.Body...), ex.Latency()
+			o.Result = o.Want.Check(ex.Status, ex.Body, opts)
+			if !o.Result.Pass {
+				run.Failed++
+			}
 		}
-		run.Responded++
-		o.Status, o.Body, o.Latency = ex.Status, append([]byte(nil), ex.Body...), ex.Latency()
-		o.Result = o.Want.Check(ex.Status, ex.Body, opts)
-		if !o.Result.Pass {
-			run.Failed++
+		if c.Progress != nil {
+			c.Progress(Progress{Done: i + 1, Total: len(planned), Failed: run.Failed, Elapsed: time.Since(start)})
 		}
 	}
 	run.Took = time.Since(start)

@@ -14,5 +14,7 @@
 // refused, reset, truncated or timed-out exchange is returned as a classified fault
 // (transport or timeout), never hidden by a retry and never a panic. Credentials never leave
 // it in any printable form: targets print redacted, errors are scrubbed, and curl commands
-// name the credentials as environment variables.
+// name the credentials as environment variables. Watch and Stall are how the runner and the
+// check decide, and say, that a target stopped answering; Interruption words a cancellation
+// by its cause ("interrupted (Ctrl-C)").
 package target

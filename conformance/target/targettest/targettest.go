@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,13 +30,40 @@ type Server struct {
 	mu     sync.Mutex
 	conn   map[net.Conn]bool
 	wg     sync.WaitGroup
+	knobs
+}
+
+// knobs are what a test may change while the server runs.
+type knobs struct {
 	// delay is nanoseconds to wait before each response.
 	delay atomic.Int64
+	// hang is 1 + the responses to give before hanging, 0 for never; answered counts them.
+	hang, answered atomic.Int64
 }
 
 // SetDelay makes the server wait d before answering each request, without using CPU, so it
 // can stand for an engine with the lab's sub-millisecond latencies.
 func (s *Server) SetDelay(d time.Duration) { s.delay.Store(int64(d)) }
+
+// SetHangAfter makes the server stop answering after n more responses, over all its
+// connections, as an engine does when its process is stopped (SIGSTOP) or wedged mid-run:
+// it still accepts connections and reads requests, but never writes again; its connections
+// stay open until the client gives up or Close. n = 0 makes a silent server.
+func (s *Server) SetHangAfter(n int) {
+	s.answered.Store(0)
+	s.hang.Store(int64(n) + 1)
+}
+
+// NewSilentServer listens on addr and accepts connections but never answers a request: a
+// target that is up as far as TCP can tell and says nothing.
+func NewSilentServer(addr string) (*Server, error) {
+	s, err := NewServer(addr, 200, []byte(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	s.SetHangAfter(0)
+	return s, nil
+}
 
 // NewServer listens on addr ("127.0.0.1:0" for any free port) and serves status with a JSON
 // body until Close.
@@ -92,7 +120,7 @@ func (s *Server) accept() {
 			if s.replay != nil {
 				serveReplay(c, s.replay)
 			} else {
-				serve(c, s.resp, &s.delay)
+				serve(c, s.resp, &s.knobs)
 			}
 			c.Close()
 			s.mu.Lock()
@@ -106,7 +134,7 @@ func (s *Server) accept() {
 // HTTP/1.1 request with a Content-Length (or no body). A HEAD request gets resp's head only.
 func Serve(c net.Conn, resp []byte) error { return serve(c, resp, nil) }
 
-func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
+func serve(c net.Conn, resp []byte, k *knobs) error {
 	r := bufio.NewReaderSize(c, 16<<10)
 	head := resp
 	if i := bytes.Index(resp, []byte("\r\n\r\n")); i >= 0 {
@@ -125,8 +153,13 @@ func serve(c net.Conn, resp []byte, delay *atomic.Int64) error {
 				return err
 			}
 		}
-		if delay != nil {
-			if d := delay.Load(); d > 0 {
+		if k != nil {
+			if h := k.hang.Load(); h > 0 && k.answered.Add(1) >= h {
+				// Hung: read whatever comes, answer nothing, until the connection closes.
+				io.Copy(io.Discard, r)
+				return nil
+			}
+			if d := k.delay.Load(); d > 0 {
 				sleep(time.Duration(d))
 			}
 		}
@@ -281,3 +314,42 @@ func SearchPage(n int) []byte {
 	}
 	return append(b, "]}}"...)
 }
+
+// Hang is an http.Handler that serves the first n requests with another handler and then
+// hangs: every later request is read and never answered, until its client gives up or
+// Release. It stands in front of a real engine (conform's embedded one, say) as a target
+// that answers readiness and part of the work and then stops, like a process stopped with
+// SIGSTOP; n = 0 is a target that accepts connections and says nothing.
+type Hang struct {
+	h       http.Handler
+	n       int64
+	served  atomic.Int64
+	release chan struct{}
+	once    sync.Once
+}
+
+// NewHang serves n requests with h, then hangs.
+func NewHang(h http.Handler, n int) *Hang {
+	return &Hang{h: h, n: int64(n), release: make(chan struct{})}
+}
+
+func (g *Hang) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.served.Add(1) <= g.n {
+		g.h.ServeHTTP(w, r)
+		return
+	}
+	io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-g.release:
+	}
+	// No answer: the connection is dropped without a response.
+	panic(http.ErrAbortHandler)
+}
+
+// Served is how many requests came, answered or not.
+func (g *Hang) Served() int { return int(g.served.Load()) }
+
+// Release ends every hung request (each loses its connection unanswered), so a test's server
+// can close.
+func (g *Hang) Release() { g.once.Do(func() { close(g.release) }) }

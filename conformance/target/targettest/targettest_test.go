@@ -3,9 +3,12 @@ package targettest
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +98,54 @@ func TestReplayServerAnswersEachRequestWithItsRecording(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != tc.status || string(b) != tc.want {
 			t.Errorf("%s %s %s: %d %s, want %d %s", tc.method, tc.path, tc.body, resp.StatusCode, b, tc.status, tc.want)
+		}
+	}
+}
+
+// SetHangAfter(n): the server gives n responses over all its connections, then reads
+// requests and answers none, keeping the connections open.
+func TestServerHangsAfterNResponses(t *testing.T) {
+	s, err := NewServer("127.0.0.1:0", 200, []byte(`{"ok":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetHangAfter(2)
+	want := Response(200, []byte(`{"ok":true}`))
+	ask := func(c net.Conn, wait time.Duration) error {
+		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			return err
+		}
+		c.SetReadDeadline(time.Now().Add(wait))
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(c, got); err != nil {
+			return err
+		}
+		if string(got) != string(want) {
+			return fmt.Errorf("got %q", got)
+		}
+		return nil
+	}
+	a, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i, c := range []net.Conn{a, b} {
+		if err := ask(c, 5*time.Second); err != nil {
+			t.Fatalf("response %d: %v", i+1, err)
+		}
+	}
+	// The third answer never comes, on either connection; a short wait proves nothing came
+	// in it, and nothing could.
+	for i, c := range []net.Conn{a, b} {
+		if err := ask(c, 50*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("request %d after the hang: %v, want no answer", i+3, err)
 		}
 	}
 }
