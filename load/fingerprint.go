@@ -205,10 +205,11 @@ func canonicalString(s string) []byte {
 
 // Problem is one way an engine's copy of the corpus differs from the fixtures.
 type Problem struct {
-	// Kind is count, missing, source, id, status or index.
+	// Kind is count, mapping (Key names the field, Want and Got its types), missing, source,
+	// id, status or index.
 	Kind string `json:"kind"`
 	ID   string `json:"id,omitempty"`  // the document, for missing, source and id
-	Key  string `json:"key,omitempty"` // the payload index, for index
+	Key  string `json:"key,omitempty"` // the payload index, for index; the field, for mapping
 	Want string `json:"want,omitempty"`
 	Got  string `json:"got,omitempty"`
 }

@@ -74,6 +74,9 @@ func (r TargetResult) WriteText(w io.Writer) {
 			who = "unidentified (" + id.Error + ")"
 		}
 		fmt.Fprintf(w, "%s  %s  %s, index %s: count %d, %s\n", r.Name, r.URL, who, p.Index, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+		if p.Mapping != nil {
+			fmt.Fprintf(w, "%s  %s\n", r.Name, p.Mapping.Summary())
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -21,8 +22,10 @@ cases; --junit writes one testcase per case for CI (the failure's message is its
 text the differences, the request and the explain command), --json writes the failures as
 records {"case","class","path","want","got"} with counts of cases and of failures by class.
 
-With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
-nothing is written to the target. Credentials never appear in any output. Exit 0 when every
+With no --target it checks conform's embedded engine, served on loopback. A --target's index
+must have the fixtures' field types (GET /{index}/_mapping; the variant it holds, designed or
+price-double, is printed on stderr): when they differ, check stops before any case, naming the
+fields, and exits 2. Nothing is timed and nothing is written to the target. Credentials never appear in any output. Exit 0 when every
 case passes, 1 when any response differs or is missing, 2 on a usage or infrastructure error
 (the target cannot be reached at all, or answers none of the cases).`,
 		"conform check",
@@ -86,6 +89,20 @@ case passes, 1 when any response differs or is missing, 2 on a usage or infrastr
 	t := ts[0]
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	if !embedded {
+		// The embedded engine is built from these fixtures; any other target's index must
+		// have their field types, or the cases fail for a reason the report would not name.
+		m, err := lab.MappingReady(ctx, t, f, e.stderr)
+		switch {
+		case ctx.Err() != nil:
+			return infra(fmt.Errorf("check interrupted while reading the mapping of %s, before any case", t.Name))
+		case err != nil && m == nil:
+			// Not an answer about the mapping: the cases will say what the target does.
+			fmt.Fprintf(e.stderr, "%s: mapping not compared: %v\n", t.Name, err)
+		case err != nil:
+			return infra(err)
+		}
 	}
 	x, err := suite.Expect(ctx, src, f, totalHits)
 	if err != nil {

@@ -37,8 +37,10 @@ showing progress on stderr, until it reaches the corpus size, for as long as --t
 the count, saying what it reached.
 
 An existing index or collection that holds documents is left alone unless --recreate is
-given. With --probe, nothing is written: load prints each engine's identity, count and sample
-fingerprint, and exits 1 if a copy is not intact.
+given. With --probe, nothing is written: load prints each engine's identity, count, sample
+fingerprint and the mapping variant its index holds (GET /{index}/_mapping compared with the
+fixtures' by field type: "designed", "price-double" or none), and exits 1 if a copy is not
+intact, which includes an index whose field types differ from the fixtures'.
 
 Secrets stay out of output: a URL's password is never printed, and Qdrant's API key is read
 from the environment variable named by --qdrant-api-key-env, never from the command line.
@@ -132,7 +134,7 @@ refused, or an engine error.`,
 		fmt.Fprintf(e.stdout, "%s\n", b)
 	}
 	if len(out.NotIntact) > 0 {
-		return failed("the corpus is not intact on %s", strings.Join(out.NotIntact, ", "))
+		return failed("the corpus is not intact on %s: its count, mapping or sampled documents differ from the fixtures'", strings.Join(out.NotIntact, ", "))
 	}
 	return nil
 }
