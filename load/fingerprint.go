@@ -237,10 +237,17 @@ type VerifyError struct {
 	// Note, if any, says what the loader saw before it judged, such as how long it waited
 	// for the count to rise.
 	Note string
+	// Rejected, if any, is ESReport.RejectedLine: how many documents the engine holds and
+	// how many its bulk replies rejected, with the first few. It leads the message, since it
+	// says why the rest are missing.
+	Rejected string
 }
 
 func (e *VerifyError) Error() string {
 	var b bytes.Buffer
+	if e.Rejected != "" {
+		fmt.Fprintf(&b, "%s %s; ", e.Engine, e.Rejected)
+	}
 	fmt.Fprintf(&b, "%s is not intact: %d problem(s)", e.Engine, len(e.Problems))
 	for i, p := range e.Problems {
 		if i == 5 {

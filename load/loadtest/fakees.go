@@ -56,6 +56,9 @@ type FakeES struct {
 	// FullWhenIndexInAction limits the knobs above to requests whose action lines do not all
 	// name _index: a request that names it in every action line gets a complete reply.
 	FullWhenIndexInAction bool
+	// Reject, when set, refuses each document for which it returns a reason: status 400 with
+	// the reason as a bare string error, as engines other than Elasticsearch may answer.
+	Reject func(id string, source []byte) string
 	// Drop accepts the named documents in the reply (status 201) but never stores them.
 	Drop map[string]bool
 	// NoCount answers GET /{index}/_count with 404, as ZincSearch's Elasticsearch API does (it
@@ -355,10 +358,17 @@ func (f *FakeES) bulk(w http.ResponseWriter, r *http.Request, name string) {
 	listed := 0
 	for _, it := range items {
 		var line string
+		reject := ""
+		if f.Reject != nil {
+			reject = f.Reject(it.id, it.src)
+		}
 		if fault := f.ItemFaults[it.id]; fault != nil && (fault.Times == 0 || fault.used < fault.Times) {
 			fault.used++
 			errors = true
 			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"status":%d,"error":{"type":%q,"reason":%q}}}`, it.index, it.id, fault.Status, fault.Type, fault.Reason)
+		} else if reject != "" {
+			errors = true
+			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"status":400,"error":%q}}`, it.index, it.id, reject)
 		} else {
 			status := 201
 			ix := f.indexes[it.index]
