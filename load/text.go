@@ -104,6 +104,9 @@ func (r *QdrantResult) WriteText(w io.Writer) {
 	}
 	if p := r.Probe; p != nil {
 		fmt.Fprintf(w, "qdrant  %s  qdrant %s, collection %s %s: count %d, %s\n", r.Addr, r.Server.Version, p.Collection, p.Status, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+		if p.Drift != nil && p.Drift.Values > 0 {
+			fmt.Fprintf(w, "qdrant  %s\n", p.Drift.Summary())
+		}
 	}
 }
 

@@ -22,7 +22,11 @@ equal to the corpus.
 
 With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload indexes
 from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the payload
-schema), then an exact count, green status, per-index coverage and the same sample.
+schema), then an exact count, green status, per-index coverage and the same sample. The
+sampled points' double payload values are compared with what was sent: a real Qdrant has
+returned some one ulp off (3.9000000953674316 as 3.900000095367432), which the load and
+--probe report ("payload doubles: N of M ... read back otherwise than sent") without failing,
+since the raw _source a gateway returns is exact.
 
 The count and the sample fingerprint are the proof, not the shape of the bulk replies. A
 reply that lists fewer items than documents, none, or is not JSON is a warning naming the
