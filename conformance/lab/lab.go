@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
@@ -40,6 +41,24 @@ type Lab struct {
 	f      *fixtures.Fixtures
 	qc     *qdrant.Client
 	server load.QdrantServer
+
+	mu     sync.Mutex
+	logged map[string]string // by target, the last readiness line written to Config.Log
+}
+
+// logOnce writes a target's readiness line unless it is the one written last for that target:
+// an experiment asks for readiness again and again, and the line says nothing new.
+func (l *Lab) logOnce(target, line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.logged == nil {
+		l.logged = map[string]string{}
+	}
+	if l.logged[target] == line {
+		return
+	}
+	l.logged[target] = line
+	fmt.Fprint(l.cfg.Log, line)
 }
 
 // Open dials the Qdrant backend when there is one. Close releases it.
@@ -80,7 +99,7 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map
 		return nil, nil, err
 	}
 	if m := p.Mapping; m != nil && l.cfg.Log != nil {
-		fmt.Fprintf(l.cfg.Log, "%s: index %s: %s\n", t.Name, p.Index, m.Summary())
+		l.logOnce(t.Name, fmt.Sprintf("%s: index %s: %s\n", t.Name, p.Index, m.Summary()))
 	}
 	if !p.Mapping.Matches() {
 		return nil, nil, fmt.Errorf("%s", p.Mapping.Summary())

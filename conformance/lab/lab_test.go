@@ -160,3 +160,35 @@ func TestReadyComparesTheMapping(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// An experiment asks for readiness at every poll and round: the variant line is written once
+// per target until it changes.
+func TestReadyLogsTheVariantOnce(t *testing.T) {
+	f := generate(t, 50)
+	es := loadtest.NewFakeES()
+	docs := map[string]string{}
+	for _, d := range f.Docs {
+		docs[d.ID] = string(d.Source)
+	}
+	es.AddIndex("catalogue", docs)
+	es.SetMapping("catalogue", string(f.Mapping))
+	srv := httptest.NewServer(es)
+	defer srv.Close()
+	tg, err := target.Parse("es="+srv.URL, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 10, Log: &log}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := l.Ready(context.Background(), tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := "es: index catalogue: mapping: the designed mapping, as the fixtures\n"; log.String() != want {
+		t.Errorf("log %q, want %q once", log.String(), want)
+	}
+}
