@@ -133,22 +133,22 @@ start() {
 	fi
 }
 
-# last_errors prints the engine's own last error lines: the ERROR/FATAL lines and stack
-# causes of its server log (logs/NAME/*.log), else the log's tail, and the launcher's output.
+# last_errors prints the engine's own last error lines: from its server log
+# (logs/NAME/conform-NAME.log) the ERROR and FATAL entries, exception lines and their causes,
+# else the log's tail; then the launcher's output without stack frames.
 last_errors() {
-	local name=$1 f
-	for f in "$DIR/logs/$name/"*.log; do
-		[ -s "$f" ] || continue
+	local name=$1 f=$DIR/logs/$1/conform-$1.log pat='\]\[(ERROR|FATAL) *\]|^([a-z][a-z0-9_]*\.)+[A-Za-z0-9_$]*(Exception|Error)\b|^Caused by:'
+	if [ -s "$f" ]; then
 		echo "--- last error lines of $f:" >&2
-		if grep -qE '\b(ERROR|FATAL)\b|Exception|Error:' "$f"; then
-			grep -E '\b(ERROR|FATAL)\b|Exception|Error:' "$f" | tail -15 | cut -c1-400 >&2
+		if grep -qE "$pat" "$f"; then
+			grep -E "$pat" "$f" | tail -12 | cut -c1-400 >&2
 		else
-			tail -15 "$f" | cut -c1-400 >&2
+			tail -12 "$f" | cut -c1-400 >&2
 		fi
-	done
+	fi
 	if [ -s "$DIR/logs/$name-start.log" ]; then
 		echo "--- last lines of $DIR/logs/$name-start.log:" >&2
-		tail -10 "$DIR/logs/$name-start.log" | cut -c1-400 >&2
+		grep -vE '^[[:space:]]+at |^[[:space:]]+\.\.\. [0-9]+ more' "$DIR/logs/$name-start.log" | tail -8 | cut -c1-400 >&2
 	fi
 }
 
