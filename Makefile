@@ -56,7 +56,7 @@ test-engines: build
 		echo "REAL-ENGINE SUITE NOT RUN: java and mvn are needed to run Elasticsearch and OpenSearch (see README, Real engines)"; \
 		if [ "$(CI)" = true ]; then exit 1; fi; exit 0; fi
 	lab/engines.sh up
-	$(GO) test -tags realengines -count=1 -v ./lab/realengines
+	$(GO) test -tags realengines -count=1 -timeout 40m -v ./lab/realengines
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -119,6 +119,8 @@ start() {
 	if curl -s -m 2 -o /dev/null "http://127.0.0.1:$port/"; then
 		die "port $port already answers HTTP but not from an engine of $DIR; stop it or set ${name^^}_PORT"
 	fi
+	# A pid file left by an engine that died unnoticed would read as this start's death.
+	rm -f "$DIR/run/$name.pid"
 	say "starting $name on $(url "$name")"
 	if [ "$name" = es ]; then
 		(cd "$DIR/es" && as_user env ES_JAVA_HOME="$ES_JDK" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
@@ -131,20 +133,67 @@ start() {
 	fi
 }
 
+# last_errors prints the engine's own last error lines: from its server log
+# (logs/NAME/conform-NAME.log) the ERROR and FATAL entries, exception lines and their causes,
+# else the log's tail; then the launcher's output without stack frames.
+last_errors() {
+	local name=$1 f=$DIR/logs/$1/conform-$1.log pat='\]\[(ERROR|FATAL) *\]|^([a-z][a-z0-9_]*\.)+[A-Za-z0-9_$]*(Exception|Error)\b|^Caused by:'
+	if [ -s "$f" ]; then
+		echo "--- last error lines of $f:" >&2
+		if grep -qE "$pat" "$f"; then
+			grep -E "$pat" "$f" | tail -12 | cut -c1-400 >&2
+		else
+			tail -12 "$f" | cut -c1-400 >&2
+		fi
+	fi
+	if [ -s "$DIR/logs/$name-start.log" ]; then
+		echo "--- last lines of $DIR/logs/$name-start.log:" >&2
+		grep -vE '^[[:space:]]+at |^[[:space:]]+\.\.\. [0-9]+ more' "$DIR/logs/$name-start.log" | tail -8 | cut -c1-400 >&2
+	fi
+}
+
+# booting says whether a JVM of this engine's home runs (its command line names path.home),
+# which is how a boot is seen before the engine writes its pid file.
+booting() { pgrep -f -- "path.home=$DIR/$1( |$)" >/dev/null 2>&1; }
+
+# wait_green waits, in order, for the engine's pid file, for its HTTP port and for green
+# health, all within ENGINES_WAIT seconds. A slow boot on a busy machine writes its pid file
+# late (OpenSearch took about a minute on two shared cores), so a missing pid file is not a
+# death: the engine is dead only when the process its pid file names is gone, when the file, once
+# written, disappears (the engines remove it on exit), or when neither a pid file nor a JVM of
+# its home is there. Then its own error lines show.
 wait_green() {
-	local name=$1 u; u=$(url "$1")
-	local began=$SECONDS deadline=$((SECONDS + WAIT))
+	local name=$1 u pidf; u=$(url "$1"); pidf=$DIR/run/$1.pid
+	local began=$SECONDS deadline=$((SECONDS + WAIT)) seen=false said=false
 	while [ $SECONDS -lt $deadline ]; do
-		if [ $((SECONDS - began)) -gt 10 ] && ! alive "$name"; then
-			tail -20 "$DIR/logs/$name/"*.log 2>/dev/null >&2 || true
-			die "$name exited while starting (logs: $DIR/logs/$name)"
+		if [ -s "$pidf" ]; then
+			seen=true
+			if ! kill -0 "$(cat "$pidf")" 2>/dev/null; then
+				last_errors "$name"
+				die "$name (pid $(cat "$pidf")) exited while starting, after $((SECONDS - began))s (logs: $DIR/logs/$name)"
+			fi
+		elif $seen; then
+			last_errors "$name"
+			die "$name exited while starting: its pid file $pidf went away after $((SECONDS - began))s (logs: $DIR/logs/$name)"
+		elif [ $((SECONDS - began)) -gt 10 ] && ! booting "$name"; then
+			last_errors "$name"
+			die "$name exited while starting: no pid file and no process of $DIR/$name after $((SECONDS - began))s (logs: $DIR/logs/$name)"
 		fi
 		if curl -s -m 2 "$u/_cluster/health?wait_for_status=green&timeout=1s" 2>/dev/null | grep -q '"status":"green"'; then
 			return 0
 		fi
+		if ! $said && [ $((SECONDS - began)) -ge 30 ]; then
+			said=true
+			if $seen; then say "$name (pid $(cat "$pidf" 2>/dev/null)) still booting after 30s; waiting up to ${WAIT}s for $u"
+			else say "$name has not written its pid file after 30s (a slow boot); waiting up to ${WAIT}s"; fi
+		fi
 		sleep 1
 	done
-	die "$name at $u was not green within ${WAIT}s (logs: $DIR/logs/$name)"
+	last_errors "$name"
+	if $seen; then
+		die "$name at $u was not green within ${WAIT}s, though its process runs (logs: $DIR/logs/$name; ENGINES_WAIT=${WAIT})"
+	fi
+	die "$name wrote no pid file ($pidf) within ${WAIT}s (logs: $DIR/logs/$name; ENGINES_WAIT=${WAIT})"
 }
 
 identity() {

@@ -127,7 +127,7 @@ func parseISO(s string) (int64, bool) {
 }
 
 // formatDate writes epoch milliseconds as RFC 3339 in UTC with milliseconds, a form Qdrant's
-// datetime index parses (QDRANT-NOTES §3, "Datetimes").
+// datetime index parses (load/QDRANT.md, Q5).
 func formatDate(ms int64) (string, error) {
 	t := time.UnixMilli(ms).UTC()
 	if t.Year() < 0 || t.Year() > 9999 {

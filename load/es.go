@@ -1,11 +1,13 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +69,12 @@ type ESReport struct {
 	// Warnings say what was odd on the way, such as bulk replies that did not account for
 	// every document; they do not fail the load, the verification does.
 	Warnings []string `json:"warnings,omitempty"`
+	// Rejected counts the documents bulk replies refused for good (an item error other than
+	// 429, or 429 after every retry); FirstRejected keeps the first few with id and reason.
+	// They do not stop the load: the verification then fails it, saying how many the engine
+	// holds.
+	Rejected      int         `json:"rejected,omitempty"`
+	FirstRejected []ItemError `json:"first_rejected,omitempty"`
 	// Probe is the verification after loading: identity, count and sample fingerprint.
 	Probe *Probe `json:"probe"`
 }
@@ -93,33 +101,42 @@ type ItemError struct {
 	Reason string `json:"reason"`
 }
 
-// BulkError is a batch with documents refused for good (not 429, or still 429 after the
-// retries). Items lists every refused document of the batch.
-type BulkError struct {
-	Index string
-	Batch int // 1-based
-	Items []ItemError
+// RejectedLine says how many documents the engine holds and how many it rejected, with the
+// first few: "holds 87 of 10000 documents; 9,913 rejected, first: "SKU-1": 400 ...". It is
+// "" when nothing was rejected or there is no count yet.
+func (r *ESReport) RejectedLine() string {
+	if r == nil || r.Rejected == 0 || r.Probe == nil {
+		return ""
+	}
+	var first []string
+	for _, it := range r.FirstRejected {
+		first = append(first, it.String())
+	}
+	return fmt.Sprintf("holds %d of %d documents; %s rejected, first: %s", r.Probe.Count, r.Documents, thousands(r.Rejected), strings.Join(first, "; "))
 }
 
-func (e *BulkError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "bulk batch %d into %q: %d document(s) refused", e.Batch, e.Index, len(e.Items))
-	for i, it := range e.Items {
-		if i == 5 {
-			fmt.Fprintf(&b, "; and %d more", len(e.Items)-5)
-			break
-		}
-		if it.ID != "" {
-			fmt.Fprintf(&b, "; %q", it.ID)
-		} else {
-			fmt.Fprintf(&b, "; item %d (no _id)", it.Item)
-		}
-		fmt.Fprintf(&b, ": %d", it.Status)
-		if it.Type != "" {
-			fmt.Fprintf(&b, " %s", it.Type)
-		}
-		fmt.Fprintf(&b, ": %s", it.Reason)
+// thousands writes n with a comma every three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
+	return s
+}
+
+// String is the item as reports show it: "SKU-1": 400 mapper_parsing_exception: reason.
+func (it ItemError) String() string {
+	var b strings.Builder
+	if it.ID != "" {
+		fmt.Fprintf(&b, "%q", it.ID)
+	} else {
+		fmt.Fprintf(&b, "item %d (no _id)", it.Item)
+	}
+	fmt.Fprintf(&b, ": %d", it.Status)
+	if it.Type != "" {
+		fmt.Fprintf(&b, " %s", it.Type)
+	}
+	fmt.Fprintf(&b, ": %s", it.Reason)
 	return b.String()
 }
 
@@ -159,6 +176,25 @@ type esLoader struct {
 	// resent is set once a short reply has been answered by sending its batch again with
 	// _index named; that is tried once per load.
 	resent bool
+	// searchCount is set once the count came from _search because _count is not served.
+	searchCount bool
+}
+
+// firstRejected is how many rejected documents a report keeps whole (with id and reason).
+const firstRejected = 5
+
+// reject records the documents a batch's reply refused for good: they are counted and the
+// first few kept, and the load goes on, so the end can say how many the engine holds and
+// why the rest are not there (ZincSearch refuses day-only dates, for one).
+func (l *esLoader) reject(n int, items []ItemError) {
+	l.rep.Rejected += len(items)
+	for _, it := range items {
+		if len(l.rep.FirstRejected) == firstRejected {
+			break
+		}
+		l.rep.FirstRejected = append(l.rep.FirstRejected, it)
+	}
+	fmt.Fprintf(l.o.Log, "bulk batch %d: %d document(s) rejected (first %s); going on\n", n, len(items), items[0])
 }
 
 // warn records a warning in the report and logs it as it happens.
@@ -234,7 +270,8 @@ func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixt
 		return nil, httpErr(opName("POST", o.Index, "_refresh"), r)
 	}
 
-	w, err := l.awaitCount(ctx, int64(len(f.Docs)))
+	// Rejected documents will never be counted: wait for the rest only.
+	w, err := l.awaitCount(ctx, int64(len(f.Docs)-rep.Rejected))
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the count of %s: %w", o.Index, err)
 	}
@@ -246,7 +283,7 @@ func LoadES(ctx context.Context, tp elastictransport.Interface, f *fixtures.Fixt
 	rep.Probe = p
 	rep.Took = time.Since(start)
 	if !p.Intact() {
-		return rep, &VerifyError{Engine: "index " + o.Index, Problems: p.Problems, Note: w.note}
+		return rep, &VerifyError{Engine: "index " + o.Index, Problems: p.Problems, Note: w.note, Rejected: rep.RejectedLine()}
 	}
 	fmt.Fprintf(o.Log, "verified %s: %d documents, sample %s\n", o.Index, p.Count, p.Sample.SHA256[:12])
 	return rep, nil
@@ -267,20 +304,80 @@ func (c esClient) indexExists(ctx context.Context, index string) (bool, error) {
 }
 
 func (c esClient) count(ctx context.Context, index string) (int64, error) {
+	n, _, err := c.countVia(ctx, index)
+	return n, err
+}
+
+// countSearch is the count asked of an engine without _count: a search for no hits whose
+// total is exact.
+var countSearch = []byte(`{"size":0,"track_total_hits":true}`)
+
+// countVia counts the index's documents with GET /{index}/_count or, where that answers 404
+// (not an index_not_found_exception) or 405 (ZincSearch's Elasticsearch API has no _count), with POST /{index}/_search {"size":0,
+// "track_total_hits":true}; via says which, as "METHOD /path".
+func (c esClient) countVia(ctx context.Context, index string) (n int64, via string, err error) {
+	via = opName("GET", index, "_count")
 	r, err := c.do(ctx, http.MethodGet, []string{index, "_count"}, nil, nil, "")
 	if err != nil {
-		return 0, err
+		return 0, via, err
+	}
+	// A missing index is a 404 too, but one that says so: only an unrouted _count falls back.
+	missing := bytes.Contains(r.Body, []byte("index_not_found_exception"))
+	if r.Status == http.StatusMethodNotAllowed || r.Status == http.StatusNotFound && !missing {
+		countErr := httpErr(via, r)
+		via = opName("POST", index, "_search")
+		s, err := c.do(ctx, http.MethodPost, []string{index, "_search"}, nil, countSearch, "application/json")
+		if err != nil {
+			return 0, via, err
+		}
+		if s.Status != http.StatusOK {
+			// The index is missing, or neither API counts: say both.
+			return 0, via, fmt.Errorf("%v; %v", countErr, httpErr(via, s))
+		}
+		n, err := searchTotal(s.Body)
+		if err != nil {
+			return 0, via, fmt.Errorf("%s (counting, as %s answered %d): %w", via, countErr.Op, countErr.Status, err)
+		}
+		return n, via, nil
 	}
 	if r.Status != http.StatusOK {
-		return 0, httpErr(opName("GET", index, "_count"), r)
+		return 0, via, httpErr(via, r)
 	}
 	var body struct {
 		Count *int64 `json:"count"`
 	}
 	if err := json.Unmarshal(r.Body, &body); err != nil || body.Count == nil {
-		return 0, fmt.Errorf("GET /%s/_count: no count in %s", index, snippet(r.Body))
+		return 0, via, fmt.Errorf("%s: no count in %s", via, snippet(r.Body))
 	}
-	return *body.Count, nil
+	return *body.Count, via, nil
+}
+
+// searchTotal reads an exact hits.total from a search reply: {"value":N,"relation":"eq"}, or a
+// bare number as engines answering rest_total_hits_as_int style send.
+func searchTotal(body []byte) (int64, error) {
+	var b struct {
+		Hits *struct {
+			Total json.RawMessage `json:"total"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || b.Hits == nil || len(b.Hits.Total) == 0 {
+		return 0, fmt.Errorf("no hits.total in %s", snippet(body))
+	}
+	var n int64
+	if json.Unmarshal(b.Hits.Total, &n) == nil {
+		return n, nil
+	}
+	var t struct {
+		Value    *int64 `json:"value"`
+		Relation string `json:"relation"`
+	}
+	if err := json.Unmarshal(b.Hits.Total, &t); err != nil || t.Value == nil {
+		return 0, fmt.Errorf("hits.total is not a count: %s", snippet(b.Hits.Total))
+	}
+	if t.Relation != "" && t.Relation != "eq" {
+		return 0, fmt.Errorf("hits.total is a lower bound (relation %q), not an exact count: %s", t.Relation, snippet(b.Hits.Total))
+	}
+	return *t.Value, nil
 }
 
 // esBatches splits the corpus into batches of at most maxDocs documents and, unless a single

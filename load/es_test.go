@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +130,8 @@ func TestLoadESRetriesOnlyItemsRefusedWith429(t *testing.T) {
 	}
 }
 
+// Refused documents do not stop the load: they are counted, the first few kept, and the
+// verification fails saying how many the engine holds.
 func TestLoadESReportsRefusedItems(t *testing.T) {
 	f := smallDefault(t, 40)
 	es := loadtest.NewFakeES()
@@ -135,18 +139,20 @@ func TestLoadESReportsRefusedItems(t *testing.T) {
 		f.Docs[5].ID: {Status: 400, Type: "document_parsing_exception", Reason: "failed to parse field [stock] of type [integer]"},
 		f.Docs[9].ID: {Status: 400, Type: "strict_dynamic_mapping_exception", Reason: "mapping set to strict"},
 	}
-	_, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff})
-	var be *BulkError
-	if !errors.As(err, &be) {
-		t.Fatalf("err = %v, want a BulkError", err)
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Backoff: noBackoff, BatchDocs: 10})
+	var ve *VerifyError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want a VerifyError", err)
 	}
-	if len(be.Items) != 2 || be.Items[0].ID != f.Docs[5].ID || be.Items[0].Type != "document_parsing_exception" || be.Items[1].ID != f.Docs[9].ID {
-		t.Errorf("items = %+v", be.Items)
+	if !reflect.DeepEqual(es.BulkDocs, []int{10, 10, 10, 10}) {
+		t.Errorf("bulk requests carried %v documents: the load stopped at a refusal", es.BulkDocs)
 	}
-	for _, want := range []string{f.Docs[5].ID, "failed to parse field [stock]", "strict_dynamic_mapping_exception", "batch 1"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
+	if rep.Rejected != 2 || len(rep.FirstRejected) != 2 || rep.FirstRejected[0].ID != f.Docs[5].ID || rep.FirstRejected[0].Type != "document_parsing_exception" || rep.FirstRejected[1].ID != f.Docs[9].ID {
+		t.Errorf("rejected %d, first %+v", rep.Rejected, rep.FirstRejected)
+	}
+	want := fmt.Sprintf(`index catalogue holds 38 of 40 documents; 2 rejected, first: %q: 400 document_parsing_exception: failed to parse field [stock] of type [integer]; %q: 400 strict_dynamic_mapping_exception: mapping set to strict; index catalogue is not intact`, f.Docs[5].ID, f.Docs[9].ID)
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q\nwant it to start %q", err, want)
 	}
 }
 
@@ -290,9 +296,73 @@ func TestLoadESReadsItemsWhateverTheErrorsFlag(t *testing.T) {
 		w.WriteHeader(rec.Code)
 		w.Write(bytes.Replace(rec.Body.Bytes(), []byte(`"errors":true`), []byte(`"errors":false`), 1))
 	})
-	_, err := LoadES(context.Background(), serveES(t, h), f, ESOptions{})
-	var be *BulkError
-	if !errors.As(err, &be) || len(be.Items) != 1 || be.Items[0].ID != f.Docs[2].ID {
-		t.Fatalf("err = %v, want the refused item", err)
+	rep, err := LoadES(context.Background(), serveES(t, h), f, ESOptions{})
+	var ve *VerifyError
+	if !errors.As(err, &ve) || rep.Rejected != 1 || rep.FirstRejected[0].ID != f.Docs[2].ID {
+		t.Fatalf("err = %v, report %+v; want the refused item", err, rep)
+	}
+}
+
+// A ZincSearch-like engine: no _count (404), and bulk replies that reject most documents
+// (here every day-only date in released, with a bare-string error). The load counts with
+// _search, goes on through every batch, does not wait for documents it knows were rejected,
+// and ends with a VerifyError saying how many the engine holds and the first rejections.
+func TestLoadESOnAZincSearchLikeEngine(t *testing.T) {
+	f := smallDefault(t, 2000)
+	dayOnly := regexp.MustCompile(`"released":"\d{4}-\d{2}-\d{2}"`)
+	es := loadtest.NewFakeES()
+	es.NoCount = true
+	es.Reject = func(id string, src []byte) string {
+		if dayOnly.Match(src) {
+			return "released: unsupported date format"
+		}
+		return ""
+	}
+	var rejected []string
+	for _, d := range f.Docs {
+		if dayOnly.Match(d.Source) {
+			rejected = append(rejected, d.ID)
+		}
+	}
+	if len(rejected) < 10 {
+		t.Fatalf("only %d day-only dates in the corpus: the test needs more", len(rejected))
+	}
+	var log bytes.Buffer
+	rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Log: &log, BatchDocs: 500, PollInterval: time.Millisecond, CountStall: time.Hour})
+	var ve *VerifyError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want a VerifyError", err)
+	}
+	if !reflect.DeepEqual(es.BulkDocs, []int{500, 500, 500, 500}) {
+		t.Errorf("bulk requests carried %v documents, want every batch sent", es.BulkDocs)
+	}
+	held := len(f.Docs) - len(rejected)
+	want := fmt.Sprintf("holds %d of 2000 documents; %s rejected, first: %q: 400: released: unsupported date format; %q: 400: released: unsupported date format;",
+		held, thousands(len(rejected)), rejected[0], rejected[1])
+	if rep.Rejected != len(rejected) || len(rep.FirstRejected) != 5 || !strings.HasPrefix(err.Error(), "index catalogue "+want) {
+		t.Errorf("rejected %d (want %d), error:\n%s\nwant it to start:\n%s", rep.Rejected, len(rejected), err, want)
+	}
+	if rep.Probe.Count != int64(held) || es.RequestCount("POST /catalogue/_search") == 0 {
+		t.Errorf("count %d, %d searches; want %d counted with _search", rep.Probe.Count, es.RequestCount("POST /catalogue/_search"), held)
+	}
+	if !strings.Contains(log.String(), "warning: GET /catalogue/_count is not served; counting with POST /catalogue/_search (size 0, track_total_hits true)\n") {
+		t.Errorf("the log does not say how it counted:\n%s", log.String())
+	}
+	// The count reached what was not rejected at once: no waiting for the rejected ones.
+	if rep.CountWaited != 0 || strings.Contains(log.String(), "waiting for it to rise") {
+		t.Errorf("waited %v for a count that could not rise:\n%s", rep.CountWaited, log.String())
+	}
+	var text strings.Builder
+	TargetResult{Name: "zinc", URL: "http://zinc", Load: rep, Probe: rep.Probe}.WriteText(&text)
+	if !strings.Contains(text.String(), "zinc  "+want) || !strings.Contains(text.String(), "sent 2000 documents in 4 batches (0 retries, "+thousands(len(rejected))+" rejected)") {
+		t.Errorf("load's text does not give the count with the rejections:\n%s", text.String())
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 87: "87", 999: "999", 1000: "1,000", 9913: "9,913", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -39,8 +39,8 @@ type bulkItemReply struct {
 
 // bulkReply is what one _bulk reply says about the documents sent. It is read leniently: the
 // loader proves the corpus by count and sample fingerprint afterwards, so a reply that does
-// not account for every document is odd (a warning), and only an item that reports an error
-// fails the load.
+// not account for every document is odd (a warning), and an item that reports an error is a
+// rejected document, counted and reported with the final count.
 type bulkReply struct {
 	// listed is the number of items in the reply, -1 when there is no items list.
 	listed  int
@@ -194,7 +194,7 @@ func quoteSnippet(b []byte) string {
 }
 
 // bulk sends one batch, retrying the whole request on 429 and, after a partial success, only
-// the items refused with 429. Other refusals fail the batch with every refused item listed.
+// the items refused with 429. Other refusals are counted (reject) and the load goes on.
 // A reply that does not account for every document is a warning: the count and the sample
 // fingerprint decide afterwards. The first short reply of a load without _index in its action
 // lines is answered by sending the batch again with _index named (the documents are indexed
@@ -236,7 +236,7 @@ func (l *esLoader) bulk(ctx context.Context, n int, docs []fixtures.Doc) error {
 			l.warn("bulk batch %d: %s; going on: the count and the sample fingerprint decide", n, strings.Join(reply.odd, "; "))
 		}
 		if len(reply.refused) > 0 {
-			return &BulkError{Index: l.o.Index, Batch: n, Items: reply.refused}
+			l.reject(n, reply.refused)
 		}
 		if len(reply.again) == 0 {
 			return nil

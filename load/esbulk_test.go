@@ -183,7 +183,7 @@ func TestLoadESFailsOverOddRepliesWhenADocumentIsLost(t *testing.T) {
 	}
 }
 
-func TestLoadESFailsOnItemsThatReportAnError(t *testing.T) {
+func TestLoadESCountsItemsThatReportAnError(t *testing.T) {
 	f := smallDefault(t, 40)
 	for _, tc := range []struct {
 		reason string
@@ -198,20 +198,23 @@ func TestLoadESFailsOnItemsThatReportAnError(t *testing.T) {
 			es.ItemFaults = map[string]*loadtest.ItemFault{f.Docs[3].ID: {Status: 400, Type: "document_parsing_exception", Reason: "failed to parse field [stock]"}}
 			tc.fake(es)
 			var log bytes.Buffer
-			_, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Log: &log})
-			var be *BulkError
-			if !errors.As(err, &be) || len(be.Items) != 1 || be.Items[0].ID != f.Docs[3].ID || be.Batch != 1 {
-				t.Fatalf("err = %v, want a BulkError for %s", err, f.Docs[3].ID)
+			rep, err := LoadES(context.Background(), serveES(t, es), f, ESOptions{Log: &log, PollInterval: time.Millisecond, CountStall: 20 * time.Millisecond})
+			var ve *VerifyError
+			if !errors.As(err, &ve) || rep.Rejected != 1 || rep.FirstRejected[0].ID != f.Docs[3].ID {
+				t.Fatalf("err = %v, report %+v; want one rejected document, %s", err, rep, f.Docs[3].ID)
 			}
-			if !strings.Contains(err.Error(), tc.want) {
+			if !strings.Contains(err.Error(), "holds 39 of 40 documents; 1 rejected, first: "+tc.want) {
 				t.Errorf("error %q lacks %q", err, tc.want)
+			}
+			if !strings.Contains(log.String(), "bulk batch 1: 1 document(s) rejected (first "+tc.want) {
+				t.Errorf("log does not name the rejection as it happens:\n%s", log.String())
 			}
 		})
 	}
 	// An item the reply does not name is reported by its place.
-	be := &BulkError{Index: "catalogue", Batch: 2, Items: []ItemError{{Item: 4, Status: 500, Reason: "disk full"}}}
-	if want := `bulk batch 2 into "catalogue": 1 document(s) refused; item 4 (no _id): 500: disk full`; be.Error() != want {
-		t.Errorf("error %q, want %q", be.Error(), want)
+	it := ItemError{Item: 4, Status: 500, Reason: "disk full"}
+	if want := `item 4 (no _id): 500: disk full`; it.String() != want {
+		t.Errorf("item %q, want %q", it.String(), want)
 	}
 }
 

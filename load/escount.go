@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,9 +26,13 @@ func (l *esLoader) awaitCount(ctx context.Context, want int64) (countWait, error
 	var lastPrint, lastChange time.Time
 	last := int64(-1)
 	for {
-		n, err := l.c.count(ctx, l.o.Index)
+		n, via, err := l.c.countVia(ctx, l.o.Index)
 		if err != nil {
 			return countWait{}, err
+		}
+		if strings.HasPrefix(via, "POST ") && !l.searchCount {
+			l.searchCount = true
+			l.warn("%s is not served; counting with %s (size 0, track_total_hits true)", opName("GET", l.o.Index, "_count"), via)
 		}
 		now := time.Now()
 		waited := now.Sub(start)

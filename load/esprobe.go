@@ -53,13 +53,19 @@ type Probe struct {
 	Expected Fingerprint `json:"expected"`
 	// Problems is empty when the corpus is intact.
 	Problems []Problem `json:"problems,omitempty"`
+	// Mapping compares the index's field types with the fixtures' and names the variant the
+	// index holds; nil when it was not asked.
+	Mapping *MappingCheck `json:"mapping,omitempty"`
 }
 
-// Intact reports whether the count and every sampled document match the corpus.
+// Intact reports whether the count, the index's field types (a "mapping" Problem per field
+// that differs: another variant holds the same documents but sorts and aggregates them
+// otherwise) and every sampled document match the fixtures.
 func (p *Probe) Intact() bool { return len(p.Problems) == 0 && p.Sample.SHA256 == p.Expected.SHA256 }
 
-// ProbeES reads identity, the index's _count and each sampled document (GET
-// /{index}/_doc/{id}, _source compared with the corpus as JSON values). It writes nothing.
+// ProbeES reads identity, the index's _count, its mapping (GET /{index}/_mapping, compared
+// with the fixtures' by field type) and each sampled document (GET /{index}/_doc/{id}, _source
+// compared with the corpus as JSON values). It writes nothing.
 // An error means the engine could not be asked; a damaged corpus is Problems in the Probe.
 func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f *fixtures.Fixtures, o ProbeOptions) (*Probe, error) {
 	c := esClient{tp}
@@ -70,6 +76,12 @@ func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f
 	}
 	if p.Count, err = c.count(ctx, index); err != nil {
 		return nil, err
+	}
+	if p.Mapping, err = c.mapping(ctx, index, f); err != nil {
+		return nil, err
+	}
+	for _, d := range p.Mapping.Differences {
+		p.Problems = append(p.Problems, Problem{Kind: "mapping", Key: d.Field, Want: d.Want, Got: d.Got})
 	}
 	if p.Expected, err = ExpectedFingerprint(f, o.SampleDocs); err != nil {
 		return nil, err

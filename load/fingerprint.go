@@ -205,10 +205,11 @@ func canonicalString(s string) []byte {
 
 // Problem is one way an engine's copy of the corpus differs from the fixtures.
 type Problem struct {
-	// Kind is count, missing, source, id, status or index.
+	// Kind is count, mapping (Key names the field, Want and Got its types), missing, source,
+	// id, status or index.
 	Kind string `json:"kind"`
 	ID   string `json:"id,omitempty"`  // the document, for missing, source and id
-	Key  string `json:"key,omitempty"` // the payload index, for index
+	Key  string `json:"key,omitempty"` // the payload index, for index; the field, for mapping
 	Want string `json:"want,omitempty"`
 	Got  string `json:"got,omitempty"`
 }
@@ -236,10 +237,17 @@ type VerifyError struct {
 	// Note, if any, says what the loader saw before it judged, such as how long it waited
 	// for the count to rise.
 	Note string
+	// Rejected, if any, is ESReport.RejectedLine: how many documents the engine holds and
+	// how many its bulk replies rejected, with the first few. It leads the message, since it
+	// says why the rest are missing.
+	Rejected string
 }
 
 func (e *VerifyError) Error() string {
 	var b bytes.Buffer
+	if e.Rejected != "" {
+		fmt.Fprintf(&b, "%s %s; ", e.Engine, e.Rejected)
+	}
 	fmt.Fprintf(&b, "%s is not intact: %d problem(s)", e.Engine, len(e.Problems))
 	for i, p := range e.Problems {
 		if i == 5 {

@@ -36,7 +36,7 @@ type QdrantConfig struct {
 	TLS       bool
 	TLSConfig *tls.Config // nil with TLS means go-client's default (TLS 1.3, system roots)
 	// MaxMessageBytes raises grpc-go's 4 MB message limit both ways (default 256 MiB):
-	// QDRANT-NOTES §6, qdrant/migration#30.
+	// load/QDRANT.md Q6, qdrant/migration#30.
 	MaxMessageBytes int
 }
 
@@ -222,7 +222,7 @@ func LoadQdrant(ctx context.Context, c *qdrant.Client, f *fixtures.Fixtures, o Q
 		points[i] = &qdrant.PointStruct{
 			Id: qdrant.NewIDUUID(PointID(d.ID)),
 			// A payload-only point still needs an (empty) named-vector map: without one the
-			// server answers "Expected some vectors" (QDRANT-NOTES §4, go-client#68).
+			// server answers "Expected some vectors" (load/QDRANT.md Q6, go-client#68).
 			Vectors: qdrant.NewVectorsMap(map[string]*qdrant.Vector{}),
 			Payload: payload,
 		}
@@ -250,7 +250,7 @@ func LoadQdrant(ctx context.Context, c *qdrant.Client, f *fixtures.Fixtures, o Q
 		}
 	}
 	fmt.Fprintf(o.Log, "creating collection %s (payload only, no vectors)\n", o.Collection)
-	// No vectors config: a payload-only collection (QDRANT-NOTES §4, qdrant#9416).
+	// No vectors config: a payload-only collection (load/QDRANT.md Q6, qdrant#9416).
 	if err := c.CreateCollection(ctx, &qdrant.CreateCollection{CollectionName: o.Collection}); err != nil {
 		return nil, err
 	}

@@ -214,7 +214,7 @@ func (s *QdrantSchema) addIndex(f *field, t qdrant.FieldType, params *qdrant.Pay
 }
 
 // integerIndexParams asks for both index structures: lookup serves match and facet, range
-// serves range filters and order_by (QDRANT-NOTES §4).
+// serves range filters and order_by (load/QDRANT.md, Q2 and Q3).
 func integerIndexParams() *qdrant.PayloadIndexParams {
 	return qdrant.NewPayloadIndexParamsInt(&qdrant.IntegerIndexParams{Lookup: qdrant.PtrOf(true), Range: qdrant.PtrOf(true)})
 }

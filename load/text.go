@@ -40,7 +40,8 @@ type QdrantResult struct {
 }
 
 // WriteText writes the result as `conform load` prints it: a line for the load (with its first
-// five warnings) and one for the probe.
+// five warnings), one for the probe, one for the mapping and, when bulk replies rejected
+// documents, one saying how many the engine holds and why the rest are not there.
 func (r TargetResult) WriteText(w io.Writer) {
 	if r.Load != nil {
 		l := r.Load
@@ -54,6 +55,10 @@ func (r TargetResult) WriteText(w io.Writer) {
 		}
 		if l.CountWaited > 0 {
 			notes += fmt.Sprintf(", waited %s for the count", l.CountWaited.Round(time.Millisecond))
+		}
+		if l.Rejected > 0 {
+			verb = strings.Replace(verb, "loaded", "sent", 1)
+			notes += fmt.Sprintf(", %s rejected", thousands(l.Rejected))
 		}
 		fmt.Fprintf(w, "%s  %s  index %s: %s %d documents in %d batches (%d retries%s), %s\n",
 			r.Name, r.URL, l.Index, verb, l.Documents, l.Batches, l.Retries, notes, l.Took.Round(time.Millisecond))
@@ -74,6 +79,12 @@ func (r TargetResult) WriteText(w io.Writer) {
 			who = "unidentified (" + id.Error + ")"
 		}
 		fmt.Fprintf(w, "%s  %s  %s, index %s: count %d, %s\n", r.Name, r.URL, who, p.Index, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+		if p.Mapping != nil {
+			fmt.Fprintf(w, "%s  %s\n", r.Name, p.Mapping.Summary())
+		}
+		if line := r.Load.RejectedLine(); line != "" {
+			fmt.Fprintf(w, "%s  %s\n", r.Name, line)
+		}
 	}
 }
 
@@ -93,6 +104,9 @@ func (r *QdrantResult) WriteText(w io.Writer) {
 	}
 	if p := r.Probe; p != nil {
 		fmt.Fprintf(w, "qdrant  %s  qdrant %s, collection %s %s: count %d, %s\n", r.Addr, r.Server.Version, p.Collection, p.Status, p.Count, sampleLine(p.Sample, p.Intact(), p.Problems))
+		if p.Drift != nil && p.Drift.Values > 0 {
+			fmt.Fprintf(w, "qdrant  %s\n", p.Drift.Summary())
+		}
 	}
 }
 

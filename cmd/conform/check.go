@@ -23,8 +23,10 @@ cases; --junit writes one testcase per case for CI (the failure's message is its
 text the differences, the request and the explain command), --json writes the failures as
 records {"case","class","path","want","got"} with counts of cases and of failures by class.
 
-With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
-nothing is written to the target. Credentials never appear in any output. Exit 0 when every
+With no --target it checks conform's embedded engine, served on loopback. A --target's index
+must have the fixtures' field types (GET /{index}/_mapping; the variant it holds, designed or
+price-double, is printed on stderr): when they differ, check stops before any case, naming the
+fields, and exits 2. Nothing is timed and nothing is written to the target. Credentials never appear in any output. Exit 0 when every
 case passes, 1 when any response differs or is missing, 2 on a usage or infrastructure error
 (the target is not ready, cannot be reached, answers none of the cases or stops answering) or an
 interrupted check.
@@ -109,9 +111,10 @@ and since when.`,
 	for _, c := range x.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
 	}
-	// The target must hold the corpus, proved as run proves it (GET /, exact count, sample
-	// fingerprint), before any case is sent.
-	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample}, f)
+	// The target must hold the corpus, proved as run proves it (GET /, the mapping by field
+	// type, exact count, sample fingerprint), before any case is sent; the variant it holds
+	// goes to stderr.
+	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample, Log: e.stderr}, f)
 	if err != nil {
 		return infra(err)
 	}

@@ -8,13 +8,15 @@ import (
 )
 
 func cmdFixtures(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "fixtures", "[--out DIR [--seed N] [--documents N] [--cases LIST]] [--fixtures DIR]", `
+	fs := newFlags(e, "fixtures", "[--out DIR [--force] [--seed N] [--documents N] [--cases LIST]] [--fixtures DIR]", `
 Write the default catalogue fixtures, or check and summarise a fixtures directory.
 
 With --out, writes mapping.json (the body of PUT /{index}), corpus.ndjson (bulk format),
 workload.json (the cases) and fixtures.json (seed, counts and SHA-256 hashes) into DIR. The
 same seed gives byte-identical files on any machine. Every other command takes --fixtures DIR
-to use those files (or your own) instead of the built-in default.
+to use those files (or your own) instead of the built-in default. DIR must not exist or be
+empty: conform will not overwrite fixtures you may have edited unless --force is given (then
+its four fixture files are replaced and anything else in DIR is left alone).
 
 With --fixtures, reads and validates DIR: a malformed or inconsistent file is reported with its
 file name and line or field, and conform exits 2.`,
@@ -29,6 +31,7 @@ file name and line or field, and conform exits 2.`,
 	seed := fs.Uint64("seed", fixtures.DefaultSeed, "generator seed")
 	docs := fs.Int("documents", fixtures.DefaultDocuments, "number of documents to generate")
 	variant := fs.String("variant", "", "write a named mapping `VARIANT` of the catalogue: price-double maps price as double, for Elasticsearch's\nintegration-test distribution, which lacks scaled_float (mapper-extras)")
+	force := fs.Bool("force", false, "write into a --out DIR that is not empty, replacing its fixture files")
 	cases := fs.String("cases", "", "case counts per operation as a `LIST` such as get=256,page=64,after=64,terms=32,counts=32")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -46,6 +49,13 @@ file name and line or field, and conform exits 2.`,
 		}
 		fmt.Fprint(e.stdout, f.Summary())
 		return nil
+	}
+	if *out != "" {
+		if err := fixtures.CheckOutDir(*out, *force); err != nil {
+			return usageErr("--out %v", err)
+		}
+	} else if *force {
+		return usageErr("--force goes with --out DIR")
 	}
 	opts := fixtures.DefaultOptions
 	opts.Seed, opts.Documents, opts.Variant = *seed, *docs, *variant

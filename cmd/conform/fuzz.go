@@ -11,11 +11,12 @@ import (
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
+	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load"
 )
 
 func cmdFuzz(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "fuzz", "[--target NAME=URL] [--oracle embedded|live:URL] [--seed S] [--n N | --duration D] [--save DIR] [--invariants]", `
+	fs := newFlags(e, "fuzz", "[--target NAME=URL] [--oracle embedded|live:URL] [--seed S] [--n N | --duration D] [--save DIR [--force]] [--invariants]", `
 Random differential testing: generate requests from a seed inside the embedded engine's
 supported subset (term, terms, range on numbers and dates, exists, ids, prefix and nested bool
 queries; field sorts on every type with missing values and modes, always ending in the unique
@@ -30,6 +31,8 @@ values simplified, ranges narrowed. Identical minimal requests are grouped and e
 printed with one reproducer: the request, a curl, the expected and actual bodies around the
 differences, and the differences. --save DIR writes them as a fixtures directory (the corpus,
 the mapping and a workload of the minimal requests) that "conform check --fixtures DIR" runs.
+DIR must not exist or be empty (checked before fuzzing starts), unless --force is given: an
+earlier session's saved cases are not replaced without a word.
 
 The target must hold the corpus, proved as "conform run" proves it (GET /, exact count, sample
 fingerprint). With no --target it fuzzes the embedded engine served on loopback. A live oracle
@@ -66,6 +69,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	workers := fs.Int("workers", 2, "requests in flight at once (the requests and the report do not depend on it)")
 	budget := fs.Int("shrink-budget", 200, "candidate requests tried when shrinking one disagreement")
 	save := fs.String("save", "", "write the minimal disagreements as a fixtures directory `DIR` for conform check --fixtures")
+	force := fs.Bool("force", false, "save into a --save DIR that is not empty, replacing its fixture files")
 	invariants := fs.Bool("invariants", false, "check oracle-free invariants on the target instead of comparing with an oracle")
 	features := fs.Bool("features", false, "also print how many requests used each feature")
 	sample := fs.Int("sample", load.DefaultSampleDocs, "documents in the corpus fingerprint the target is checked against")
@@ -81,6 +85,13 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	}
 	if *n < 0 || *duration < 0 {
 		return usageErr("--n and --duration must not be negative")
+	}
+	if *save != "" {
+		if err := fixtures.CheckOutDir(*save, *force); err != nil {
+			return usageErr("--save %v", err)
+		}
+	} else if *force {
+		return usageErr("--force goes with --save DIR")
 	}
 	nSet := false
 	fs.Visit(func(fl *flag.Flag) { nSet = nSet || fl.Name == "n" })

@@ -48,7 +48,7 @@ func (l *labFlags) open(ctx context.Context, e *env, f *fixtures.Fixtures) (*lab
 	if l.qdrant != "" && l.collection == "" {
 		return nil, usageErr("--qdrant needs --collection NAME")
 	}
-	c := lab.Config{Qdrant: l.qdrant, Collection: l.collection, QdrantTLS: l.qdrantTLS, SampleDocs: l.sample, Images: l.images, Limits: l.limits}
+	c := lab.Config{Qdrant: l.qdrant, Collection: l.collection, QdrantTLS: l.qdrantTLS, SampleDocs: l.sample, Images: l.images, Limits: l.limits, Log: e.stderr}
 	if l.qdrant != "" {
 		c.QdrantAPIKey = e.getenv(l.qdrantKeyEnv)
 	}

@@ -22,11 +22,18 @@ equal to the corpus.
 
 With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload indexes
 from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the payload
-schema), then an exact count, green status, per-index coverage and the same sample.
+schema), then an exact count, green status, per-index coverage and the same sample. The
+sampled points' double payload values are compared with what was sent: a real Qdrant has
+returned some one ulp off (3.9000000953674316 as 3.900000095367432), which the load and
+--probe report ("payload doubles: N of M ... read back otherwise than sent") without failing,
+since the raw _source a gateway returns is exact.
 
 The count and the sample fingerprint are the proof, not the shape of the bulk replies. A
 reply that lists fewer items than documents, none, or is not JSON is a warning naming the
-batch; an item that reports an error fails the load, naming the document and the reason. The
+batch. Documents whose items report an error are rejected: they are counted, the load goes
+on, and the end says "holds N of M documents; R rejected, first: ..." with the first five
+documents and reasons, and exits 1. Where GET /{index}/_count is not served (404 or 405, as
+in ZincSearch), the count is a search for no hits with track_total_hits true. The
 first short reply is answered by sending that batch again with _index in every action line;
 if the engine then lists every item, the rest of the load does the same. ZincSearch is known
 to need this; --bulk-index-in-action starts that way.
@@ -37,15 +44,17 @@ showing progress on stderr, until it reaches the corpus size, for as long as --t
 the count, saying what it reached.
 
 An existing index or collection that holds documents is left alone unless --recreate is
-given. With --probe, nothing is written: load prints each engine's identity, count and sample
-fingerprint, and exits 1 if a copy is not intact.
+given. With --probe, nothing is written: load prints each engine's identity, count, sample
+fingerprint and the mapping variant its index holds (GET /{index}/_mapping compared with the
+fixtures' by field type: "designed", "price-double" or none), and exits 1 if a copy is not
+intact, which includes an index whose field types differ from the fixtures'.
 
 Secrets stay out of output: a URL's password is never printed, and Qdrant's API key is read
 from the environment variable named by --qdrant-api-key-env, never from the command line.
 
-Exit status 1 means an engine does not hold the corpus after loading (or, with --probe, no
-longer holds it); 2 means a usage error, a refusal to overwrite, a document the engine
-refused, or an engine error.`,
+Exit status 1 means an engine does not hold the corpus after loading (documents rejected or
+lost, or, with --probe, no longer holds it); 2 means a usage error, a refusal to overwrite,
+or an engine error.`,
 		"conform load --target es=http://127.0.0.1:9200 --target os=http://127.0.0.1:9201",
 		"conform load --qdrant 127.0.0.1:6334 --collection catalogue",
 		"QDRANT_KEY=... conform load --qdrant qdrant.internal:6334 --qdrant-tls --qdrant-api-key-env QDRANT_KEY",
@@ -132,7 +141,7 @@ refused, or an engine error.`,
 		fmt.Fprintf(e.stdout, "%s\n", b)
 	}
 	if len(out.NotIntact) > 0 {
-		return failed("the corpus is not intact on %s", strings.Join(out.NotIntact, ", "))
+		return failed("the corpus is not intact on %s: its count, mapping or sampled documents differ from the fixtures'", strings.Join(out.NotIntact, ", "))
 	}
 	return nil
 }

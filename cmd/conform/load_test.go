@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -282,10 +284,13 @@ func TestLoadOverOddRepliesFailsOnlyWhenTheCorpusIsNotIntact(t *testing.T) {
 		}, exitFail,
 			[]string{"gw  warning: bulk batch 1: no items list", "count 300", "NOT INTACT: missing \"" + lost + "\": want found, got 404"},
 			[]string{"not intact on gw"}},
+		// A rejected document is counted, not fatal: the load goes on and says what it holds.
 		{"an item reports an error", func(es *loadtest.FakeES) {
 			es.BulkItems = 10
 			es.ItemFaults = map[string]*loadtest.ItemFault{f.Docs[2].ID: {Status: 400, Type: "mapper_parsing_exception", Reason: "failed to parse field [price]"}}
-		}, exitUsage, nil, []string{`gw: bulk batch 1 into "catalogue": 1 document(s) refused; "` + f.Docs[2].ID + `": 400 mapper_parsing_exception: failed to parse field [price]`}},
+		}, exitFail,
+			[]string{`gw  holds 299 of 300 documents; 1 rejected, first: "` + f.Docs[2].ID + `": 400 mapper_parsing_exception: failed to parse field [price]`},
+			[]string{`gw: bulk batch 1: 1 document(s) rejected (first "` + f.Docs[2].ID + `": 400 mapper_parsing_exception: failed to parse field [price]); going on`, "not intact on gw"}},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			es := loadtest.NewFakeES()
@@ -325,5 +330,38 @@ func TestLoadAwaitsAnAsynchronousCount(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "waited ") || !strings.Contains(stdout, "for the count), ") || !strings.Contains(stdout, ": intact") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// A ZincSearch-like engine (no _count, bulk replies rejecting every day-only date) behind a
+// password: load counts with _search, says how many documents the engine holds and why the
+// rest are not there, exits 1, and never prints the password.
+func TestLoadZincSearchLikeEngine(t *testing.T) {
+	dir, f := smallFixturesDir(t)
+	dayOnly := regexp.MustCompile(`"released":"\d{4}-\d{2}-\d{2}"`)
+	rejected := 0
+	for _, d := range f.Docs {
+		if dayOnly.Match(d.Source) {
+			rejected++
+		}
+	}
+	es := loadtest.NewFakeES()
+	es.NoCount = true
+	es.Reject = func(id string, src []byte) string {
+		if dayOnly.Match(src) {
+			return "released: unsupported date format"
+		}
+		return ""
+	}
+	srv := httptest.NewServer(es)
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://admin:zinc-s3cret@", 1)
+	code, stdout, stderr := runConform(t, nil, "load", "--fixtures", dir, "--target", "zinc="+u)
+	want := fmt.Sprintf("zinc  holds %d of %d documents; %d rejected, first: ", len(f.Docs)-rejected, len(f.Docs), rejected)
+	if code != exitFail || !strings.Contains(stdout, want) || !strings.Contains(stderr, "counting with POST /catalogue/_search") {
+		t.Errorf("exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, "zinc-s3cret") {
+		t.Errorf("the password appears in the output")
 	}
 }

@@ -134,3 +134,37 @@ func TestFixturesCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// fixtures --out and fuzz --save refuse a directory that is not empty, leaving it as it was,
+// unless --force; fuzz refuses before it sends a request.
+func TestOutputDirectoriesAreNotOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	edited := filepath.Join(dir, "mapping.json")
+	if err := os.WriteFile(edited, []byte(`{"edited":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "is not empty (mapping.json); pass --force to write into it anyway"
+	for _, args := range [][]string{
+		{"fixtures", "--out", dir, "--documents", "10"},
+		{"fuzz", "--n", "5", "--save", dir},
+	} {
+		code, out, errOut := runCLI(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errOut, want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, out, errOut, want)
+		}
+		if b, _ := os.ReadFile(edited); string(b) != `{"edited":true}` {
+			t.Fatalf("%v overwrote %s", args, edited)
+		}
+	}
+	if code, _, errOut := runCLI(t, nil, "fixtures", "--out", dir, "--documents", "10", "--force"); code != exitOK {
+		t.Fatalf("--force: exit %d, %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(edited); string(b) == `{"edited":true}` {
+		t.Error("--force did not replace mapping.json")
+	}
+	for _, args := range [][]string{{"fixtures", "--force"}, {"fuzz", "--force"}} {
+		if code, _, errOut := runCLI(t, nil, args...); code != exitUsage || !strings.Contains(errOut, "--force goes with") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

@@ -31,8 +31,8 @@ are skipped with that reason. Files under a directory named "opensearch" are Ope
 suite and run only against OpenSearch unless --distribution says otherwise.
 
 The last line is "N passed, M failed, K skipped".`,
-		"conform yamltest /work/shared/es-rest-tests",
-		"conform yamltest --run 'search_after' es-rest-tests/elasticsearch",
+		"conform yamltest testdata/es-rest-tests",
+		"conform yamltest --run 'search_after' testdata/es-rest-tests/elasticsearch",
 		"conform yamltest --target http://localhost:9200 search/90_search_after.yml",
 	)
 	targetURL := fs.String("target", "", "run against the cluster at `URL` instead of the embedded engine")

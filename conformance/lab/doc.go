@@ -1,8 +1,8 @@
 // Package lab decides whether a lab is ready to be timed and says what it is made of. Before
 // a run, an experiment's rounds or a fuzzing session, Ready proves that a target holds the
-// corpus (its identity, an exact document count, a fingerprint over a fixed sample of
-// documents) and, when a Qdrant backend is configured, that its collection is green with the
-// same points; Environment is what the manifest records about the engines: the user's
+// corpus (its identity, an exact document count, the fixtures' field types, a fingerprint over
+// a fixed sample of documents) and, when a Qdrant backend is configured, that its collection is
+// green with the same points; Environment is what the manifest records about the engines: the user's
 // declared image ids and resource limits, docker's account of the lab's containers, and the
 // Qdrant backend's version.
 //

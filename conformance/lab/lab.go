@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
@@ -29,6 +31,8 @@ type Config struct {
 	// Containers are the docker containers whose image ids and limits to record; nil means
 	// load.LabContainers.
 	Containers []string
+	// Log, when set, gets one line per target's readiness: the mapping variant its index holds.
+	Log io.Writer
 }
 
 // Lab is an opened lab: the probes run before timing and what the manifest records.
@@ -37,6 +41,24 @@ type Lab struct {
 	f      *fixtures.Fixtures
 	qc     *qdrant.Client
 	server load.QdrantServer
+
+	mu     sync.Mutex
+	logged map[string]string // by target, the last readiness line written to Config.Log
+}
+
+// logOnce writes a target's readiness line unless it is the one written last for that target:
+// an experiment asks for readiness again and again, and the line says nothing new.
+func (l *Lab) logOnce(target, line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.logged == nil {
+		l.logged = map[string]string{}
+	}
+	if l.logged[target] == line {
+		return
+	}
+	l.logged[target] = line
+	fmt.Fprint(l.cfg.Log, line)
 }
 
 // Open dials the Qdrant backend when there is one. Close releases it.
@@ -62,8 +84,9 @@ func (l *Lab) Close() error {
 }
 
 // Ready proves a target holds the corpus before it is timed: its identity, an exact document
-// count equal to the corpus size, and a fingerprint over a fixed sample of documents equal
-// to the corpus's; with a Qdrant backend, the backend's health, collection status (green),
+// count equal to the corpus size, the fixtures' field types (load.MappingCheck: an index of
+// another mapping variant is not ready, and the error names the variant and the fields), and
+// a fingerprint over a fixed sample of documents equal to the corpus's; with a Qdrant backend, the backend's health, collection status (green),
 // exact point count and the same fingerprint. Anything else is not ready. It returns the
 // target's identity and the probes, as runner.Run's Ready hook records them.
 func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map[string]any, error) {
@@ -74,6 +97,12 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map
 	p, err := load.ProbeES(ctx, tp, t.IndexFor(l.f.Workload.Index), l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 	if err != nil {
 		return nil, nil, err
+	}
+	if m := p.Mapping; m != nil && l.cfg.Log != nil {
+		l.logOnce(t.Name, fmt.Sprintf("%s: index %s: %s\n", t.Name, p.Index, m.Summary()))
+	}
+	if !p.Mapping.Matches() {
+		return nil, nil, fmt.Errorf("%s", p.Mapping.Summary())
 	}
 	if !p.Intact() {
 		return nil, nil, fmt.Errorf("the corpus on %s is not the fixtures' corpus: %s", t.Name, problems(p.Problems))
@@ -92,6 +121,30 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map
 		probes["qdrant"] = qp
 	}
 	return ident, probes, nil
+}
+
+// MappingReady is the readiness of a target's mapping alone, for a command that needs no
+// corpus proof (check): GET /{index}/_mapping compared with the fixtures' by field type. It
+// writes the variant the index holds to w (when not nil) and returns an error naming the
+// variant and the fields when they differ. A target that does not serve the mapping is ready
+// as far as this goes (the line says it was not compared).
+func MappingReady(ctx context.Context, t *target.Target, f *fixtures.Fixtures, w io.Writer) (*load.MappingCheck, error) {
+	tp, err := t.Transport()
+	if err != nil {
+		return nil, err
+	}
+	index := t.IndexFor(f.Workload.Index)
+	m, err := load.ProbeMapping(ctx, tp, index, f)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil {
+		fmt.Fprintf(w, "%s: index %s: %s\n", t.Name, index, m.Summary())
+	}
+	if !m.Matches() {
+		return m, fmt.Errorf("%s is not ready: %s", t.Name, m.Summary())
+	}
+	return m, nil
 }
 
 // problems lists the first five problems of a probe, and how many more there are.

@@ -11,6 +11,7 @@ import (
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load"
+	"github.com/conform-dev/conform/load/loadtest"
 )
 
 func generate(t *testing.T, docs int) *fixtures.Fixtures {
@@ -106,5 +107,88 @@ func TestEnvironmentDeclarations(t *testing.T) {
 	}
 	if env["qdrant"] != nil {
 		t.Errorf("a qdrant entry without a Qdrant backend: %v", env["qdrant"])
+	}
+}
+
+// A target whose index holds another mapping variant is not ready, in run (Ready) and in check
+// (MappingReady): the error names the variant and the field, and the log line says which
+// variant the index holds either way.
+func TestReadyComparesTheMapping(t *testing.T) {
+	f := generate(t, 300)
+	pd, err := fixtures.VariantMapping(fixtures.VariantPriceDouble)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "mapping differs from the fixtures': the index holds the price-double mapping, the fixtures are the designed mapping: price is double where the fixtures map scaled_float(100)"
+	for _, tc := range []struct {
+		mapping string
+		err     string // "" for ready
+		line    string
+	}{
+		{string(f.Mapping), "", "es: index catalogue: mapping: the designed mapping, as the fixtures\n"},
+		{string(pd), want, "es: index catalogue: " + want + "\n"},
+	} {
+		es := loadtest.NewFakeES()
+		docs := map[string]string{}
+		for _, d := range f.Docs {
+			docs[d.ID] = string(d.Source)
+		}
+		es.AddIndex("catalogue", docs)
+		es.SetMapping("catalogue", tc.mapping)
+		srv := httptest.NewServer(es)
+		tg, err := target.Parse("es="+srv.URL, target.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 50, Log: &log}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = l.Ready(context.Background(), tg)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+			t.Errorf("Ready: error %v, want %q", err, tc.err)
+		}
+		var check strings.Builder
+		_, err = lab.MappingReady(context.Background(), tg, f, &check)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != "es is not ready: "+tc.err) {
+			t.Errorf("MappingReady: error %v, want %q", err, tc.err)
+		}
+		if log.String() != tc.line || check.String() != tc.line {
+			t.Errorf("readiness lines %q and %q, want %q", log.String(), check.String(), tc.line)
+		}
+		srv.Close()
+	}
+}
+
+// An experiment asks for readiness at every poll and round: the variant line is written once
+// per target until it changes.
+func TestReadyLogsTheVariantOnce(t *testing.T) {
+	f := generate(t, 50)
+	es := loadtest.NewFakeES()
+	docs := map[string]string{}
+	for _, d := range f.Docs {
+		docs[d.ID] = string(d.Source)
+	}
+	es.AddIndex("catalogue", docs)
+	es.SetMapping("catalogue", string(f.Mapping))
+	srv := httptest.NewServer(es)
+	defer srv.Close()
+	tg, err := target.Parse("es="+srv.URL, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 10, Log: &log}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := l.Ready(context.Background(), tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := "es: index catalogue: mapping: the designed mapping, as the fixtures\n"; log.String() != want {
+		t.Errorf("log %q, want %q once", log.String(), want)
 	}
 }

@@ -17,7 +17,9 @@ import (
 )
 
 // FakeES is an Elasticsearch (or OpenSearch) double for GET /, HEAD/PUT/DELETE /{index},
-// POST /{index}/_bulk, POST /{index}/_refresh, GET /{index}/_count and GET /{index}/_doc/{id}.
+// POST /{index}/_bulk, POST /{index}/_refresh, GET /{index}/_count, POST /{index}/_search
+// (only size 0 with track_total_hits true: a count), GET /{index}/_mapping (the mappings the
+// index was created with; 405 for an index added without one) and GET /{index}/_doc/{id}.
 // Like Elasticsearch, _count sees only documents indexed before the last refresh, while a
 // GET by id sees every document.
 type FakeES struct {
@@ -54,8 +56,16 @@ type FakeES struct {
 	// FullWhenIndexInAction limits the knobs above to requests whose action lines do not all
 	// name _index: a request that names it in every action line gets a complete reply.
 	FullWhenIndexInAction bool
+	// Reject, when set, refuses each document for which it returns a reason: status 400 with
+	// the reason as a bare string error, as engines other than Elasticsearch may answer.
+	Reject func(id string, source []byte) string
 	// Drop accepts the named documents in the reply (status 201) but never stores them.
 	Drop map[string]bool
+	// NoCount answers GET /{index}/_count with 404, as ZincSearch's Elasticsearch API does (it
+	// has no _count); POST /{index}/_search with size 0 and track_total_hits true still counts.
+	NoCount bool
+	// NoMappingAPI answers GET /{index}/_mapping with 405, as a gateway without the API may.
+	NoMappingAPI bool
 	// CountStep, when positive, makes the index asynchronous: after a refresh, each _count
 	// request sees at most CountStep more of the refreshed documents than the one before.
 	CountStep int
@@ -177,20 +187,73 @@ func (f *FakeES) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprint(w, `{"_shards":{"total":1,"successful":1,"failed":0}}`)
 	case len(segs) == 2 && segs[1] == "_count" && r.Method == http.MethodGet:
-		ix := f.indexes[segs[0]]
-		if ix == nil {
-			writeErr(w, 404, "index_not_found_exception")
+		if f.NoCount {
+			// ZincSearch's answer to a path it does not route.
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"error":"Not Found"}`)
 			return
 		}
-		if f.CountStep > 0 && ix.visible < ix.target {
-			ix.visible = min(ix.visible+f.CountStep, ix.target)
+		n, ok := f.count(w, segs[0])
+		if ok {
+			fmt.Fprintf(w, `{"count":%d,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}}`, n)
 		}
-		fmt.Fprintf(w, `{"count":%d,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}}`, int64(ix.visible)+f.CountDelta)
+	case len(segs) == 2 && segs[1] == "_search" && r.Method == http.MethodPost:
+		var q struct {
+			Size           *int `json:"size"`
+			TrackTotalHits bool `json:"track_total_hits"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&q); err != nil || q.Size == nil || *q.Size != 0 || !q.TrackTotalHits {
+			writeErr(w, 400, "unsupported by FakeES: only a size 0, track_total_hits true search")
+			return
+		}
+		n, ok := f.count(w, segs[0])
+		if ok {
+			fmt.Fprintf(w, `{"took":1,"timed_out":false,"hits":{"total":{"value":%d,"relation":"eq"},"max_score":null,"hits":[]}}`, n)
+		}
+	case len(segs) == 2 && segs[1] == "_mapping" && r.Method == http.MethodGet:
+		f.mapping(w, segs[0])
 	case len(segs) == 3 && segs[1] == "_doc" && r.Method == http.MethodGet:
 		f.get(w, segs[0], segs[2])
 	default:
 		writeErr(w, 405, "unsupported by FakeES: "+key)
 	}
+}
+
+// count answers the index's visible documents, or writes a 404 when there is no index.
+func (f *FakeES) count(w http.ResponseWriter, name string) (int64, bool) {
+	ix := f.indexes[name]
+	if ix == nil {
+		writeErr(w, 404, "index_not_found_exception")
+		return 0, false
+	}
+	if f.CountStep > 0 && ix.visible < ix.target {
+		ix.visible = min(ix.visible+f.CountStep, ix.target)
+	}
+	return int64(ix.visible) + f.CountDelta, true
+}
+
+// SetMapping replaces an index's mapping with an index-creation body ({"mappings":...}), as
+// if it had been created with it.
+func (f *FakeES) SetMapping(name, body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.indexes[name].mapping = []byte(body)
+}
+
+func (f *FakeES) mapping(w http.ResponseWriter, name string) {
+	ix := f.indexes[name]
+	if ix == nil {
+		writeErr(w, 404, "index_not_found_exception")
+		return
+	}
+	var m struct {
+		Mappings json.RawMessage `json:"mappings"`
+	}
+	if f.NoMappingAPI || json.Unmarshal(ix.mapping, &m) != nil || m.Mappings == nil {
+		writeErr(w, 405, "unsupported by FakeES: GET _mapping")
+		return
+	}
+	fmt.Fprintf(w, `{%q:{"mappings":%s}}`, name, m.Mappings)
 }
 
 func (f *FakeES) root(w http.ResponseWriter) {
@@ -295,10 +358,17 @@ func (f *FakeES) bulk(w http.ResponseWriter, r *http.Request, name string) {
 	listed := 0
 	for _, it := range items {
 		var line string
+		reject := ""
+		if f.Reject != nil {
+			reject = f.Reject(it.id, it.src)
+		}
 		if fault := f.ItemFaults[it.id]; fault != nil && (fault.Times == 0 || fault.used < fault.Times) {
 			fault.used++
 			errors = true
 			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"status":%d,"error":{"type":%q,"reason":%q}}}`, it.index, it.id, fault.Status, fault.Type, fault.Reason)
+		} else if reject != "" {
+			errors = true
+			line = fmt.Sprintf(`{"index":{"_index":%q,"_id":%q,"status":400,"error":%q}}`, it.index, it.id, reject)
 		} else {
 			status := 201
 			ix := f.indexes[it.index]

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,7 @@ import (
 // FakeQdrant is a Qdrant double: an in-process gRPC server on 127.0.0.1 implementing the
 // Qdrant, Collections and Points services (HealthCheck; CollectionExists, Create, Delete,
 // Get; CreateFieldIndex, Upsert, Count, Get) with go-client's generated interfaces. It
-// records every request and rejects what Qdrant 1.19 is documented to reject (QDRANT-NOTES):
+// records every request and rejects what Qdrant 1.19 is documented to reject (load/QDRANT.md, "What Qdrant does"):
 // a point without a vectors field, vectors in a payload-only collection, and retrieval
 // without an explicit payload selector returns no payload.
 type FakeQdrant struct {
@@ -44,6 +45,10 @@ type FakeQdrant struct {
 	CorruptSource     map[string]string       // point id → _source_raw to store instead
 	IndexPointsDelta  map[string]int64        // added to payload_schema[key].points
 	StatusOverride    qdrant.CollectionStatus // non-zero: always report this status
+	// RoundDoubles serves every double payload value rounded to 16 significant digits, which
+	// reproduces what a real Qdrant was seen to return (3.9000000953674316 read back as
+	// 3.900000095367432). What is stored is unchanged.
+	RoundDoubles bool
 
 	// Records.
 	Creates      []*qdrant.CreateCollection
@@ -357,13 +362,47 @@ func (s fakePoints) Get(_ context.Context, r *qdrant.GetPoints) (*qdrant.GetResp
 			continue // Qdrant drops missing ids silently and returns each id once
 		}
 		seen[u] = true
-		out = append(out, &qdrant.RetrievedPoint{Id: qdrant.NewIDUUID(u), Payload: selectPayload(p, r.GetWithPayload())})
+		payload := selectPayload(p, r.GetWithPayload())
+		if s.f.RoundDoubles {
+			payload = roundDoubles(payload)
+		}
+		out = append(out, &qdrant.RetrievedPoint{Id: qdrant.NewIDUUID(u), Payload: payload})
 	}
 	return &qdrant.GetResponse{Result: out}, nil
 }
 
+// roundDoubles copies a payload with every double rendered to 16 significant digits and read
+// back, as RoundDoubles serves it.
+func roundDoubles(p map[string]*qdrant.Value) map[string]*qdrant.Value {
+	var round func(v *qdrant.Value) *qdrant.Value
+	round = func(v *qdrant.Value) *qdrant.Value {
+		switch k := v.GetKind().(type) {
+		case *qdrant.Value_DoubleValue:
+			d, _ := strconv.ParseFloat(strconv.FormatFloat(k.DoubleValue, 'g', 16, 64), 64)
+			return qdrant.NewValueDouble(d)
+		case *qdrant.Value_StructValue:
+			return qdrant.NewValueFromFields(roundDoubles(k.StructValue.GetFields()))
+		case *qdrant.Value_ListValue:
+			vs := make([]*qdrant.Value, len(k.ListValue.GetValues()))
+			for i, e := range k.ListValue.GetValues() {
+				vs[i] = round(e)
+			}
+			return qdrant.NewValueFromList(vs...)
+		}
+		return v
+	}
+	if p == nil {
+		return nil
+	}
+	out := make(map[string]*qdrant.Value, len(p))
+	for k, v := range p {
+		out[k] = round(v)
+	}
+	return out
+}
+
 // selectPayload applies a payload selector; none means no payload, as in Qdrant's
-// multi-id retrieve (QDRANT-NOTES §1.1).
+// multi-id retrieve (load/QDRANT.md, Q1).
 func selectPayload(p map[string]*qdrant.Value, sel *qdrant.WithPayloadSelector) map[string]*qdrant.Value {
 	switch {
 	case sel == nil:

@@ -6,7 +6,7 @@ import (
 )
 
 // Tests mirroring the values Elasticsearch's own YAML REST tests assert
-// (/work/shared/es-rest-tests/elasticsearch/.../rest-api-spec/test/...).
+// (testdata/es-rest-tests/elasticsearch/.../rest-api-spec/test/...).
 
 func mustDo(t *testing.T, e *Engine, method, target, body string) string {
 	t.Helper()
