@@ -24,12 +24,17 @@ filter, filters and metric aggregations; _count; GET _doc), with values drawn fr
 send each to the target and check its answer strictly against the oracle's (the check of
 "conform check"). Request N of a seed is always the same request.
 
-Each disagreement is shrunk to a minimal request that still disagrees with the same class at
-the same path (array positions aside): clauses, sort keys, aggregations and options dropped,
-values simplified, ranges narrowed. Identical minimal requests are grouped and each group is
-printed with one reproducer: the request, a curl, the expected and actual bodies around the
-differences, and the differences. --save DIR writes them as a fixtures directory (the corpus,
-the mapping and a workload of the minimal requests) that "conform check --fixtures DIR" runs.
+Each disagreement is shrunk to a minimal request that still disagrees in the same class:
+clauses, sort keys, aggregations, hits and options dropped, values simplified, ranges
+narrowed, a sort key's options cut to {"field":"desc"} and then "asc" (never to the bare
+"field" shorthand, which the generator writes as a variation of its own). Minimal
+requests of the same shape, the same request but for its values (term, range and
+search_after values, sizes), are one group, printed largest first with its shape, a name
+for what it exercises and one reproducer, the smallest: the request, a curl, the expected
+and actual bodies around the differences, and the differences. A disagreement that a
+group's reproducer fits (made of parts of its request) is counted there without shrinking.
+--save DIR writes the reproducers as a fixtures directory (the corpus, the mapping and a
+workload of cases named by the groups, fuzz/...) that "conform check --fixtures DIR" runs.
 
 The target must hold the corpus, proved as "conform run" proves it (GET /, exact count, sample
 fingerprint). With no --target it fuzzes the embedded engine served on loopback. A live oracle

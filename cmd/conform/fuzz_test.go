@@ -43,7 +43,7 @@ func TestFuzzBrokenTargetSavesRegressionCases(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
-	for _, want := range []string{"== group 1: totals at hits.total.relation", "shrunk from", "Reproduce:\n  curl -sS -X 'POST'", "Expected (embedded)", "Got (broken", "Differences:", "Saved "} {
+	for _, want := range []string{"== group 1: fuzz/", "first failing difference: totals at hits.total.relation", "shape: POST /{index}/_search {", "shrunk from", "Reproduce:\n  curl -sS -X 'POST'", "Expected (embedded)", "Got (broken", "Differences:", "Saved "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -145,8 +145,8 @@ func TestShrinkSyntheticDisagreement(t *testing.T) {
 		if d.Minimal.Kind == KindSearch && d.Minimal.Size() > 16 {
 			t.Errorf("group %s shrank only to %d values: %s", d.Signature, d.Minimal.Size(), Marshal(d.Minimal.Body))
 		}
-		if !d.Signature.in(d.Result) {
-			t.Errorf("the minimal request no longer disagrees with %s", d.Signature)
+		if !d.Signature.classIn(d.Result) {
+			t.Errorf("the minimal request no longer disagrees in the class of %s", d.Signature)
 		}
 	}
 }

@@ -488,11 +488,19 @@ func (g *gen) sorts() []any {
 		out = append(out, g.sortKey(fd))
 	}
 	if tb := g.Tiebreak(); tb != "" {
-		dir := "asc"
-		if g.chance(0.3) {
-			dir = "desc"
+		// The tiebreak is written {"sku":"asc"} or {"sku":"desc"}; one in twenty is the bare
+		// shorthand "sku", a variation of its own, so a target that mishandles the
+		// shorthand fails on those requests only, and they group apart (one draw, as when
+		// only the direction was drawn, so a seed's other requests stay the same).
+		switch x := g.r.Float64(); {
+		case x < 0.3:
+			out = append(out, Obj(tb, "desc"))
+		case x < 0.35:
+			out = append(out, tb)
+			g.f("sort", "bare", "tiebreak")
+		default:
+			out = append(out, Obj(tb, "asc"))
 		}
-		out = append(out, Obj(tb, dir))
 	} else if len(out) == 0 {
 		out = append(out, g.sortKey(pickOne(g, g.s.Fields)))
 		g.f("sort", "no-tiebreak")
