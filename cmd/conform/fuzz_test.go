@@ -48,8 +48,14 @@ func TestFuzzBrokenTargetSavesRegressionCases(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := fixtures.Load(dir); err != nil {
+	saved, err := fixtures.Load(dir)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range saved.Workload.Cases {
+		if !strings.HasPrefix(c.Name, "fuzz/") || !strings.Contains(out, "== group 1: "+saved.Workload.Cases[0].Name+",") {
+			t.Errorf("saved case %q is not named as the report's groups are", c.Name)
+		}
 	}
 	if code, out, _ := runCLI(t, nil, "check", "--fixtures", dir, "--target", "broken="+srv.URL); code != exitFail {
 		t.Errorf("check of the saved cases on the broken target: exit %d\n%s", code, out)
