@@ -44,7 +44,7 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 		}
 	}
 	if len(r.Groups) > 0 {
-		fmt.Fprintf(w, "\ngroups by the shape of their minimal request (values left out: <str>, <num>, <bool>; <agg> an aggregation's name), largest first:\n")
+		fmt.Fprintf(w, "\ngroups by the shape of their minimal request (values left out as <str>, <num>, <bool>; names as <agg>, <key>), largest first:\n")
 		for i, g := range r.Groups {
 			fmt.Fprintf(w, "  %3d. %-14s %s\n       %s\n", i+1, plural(len(g.Seqs), "request"), g.Name, g.Shape)
 		}
