@@ -1,8 +1,12 @@
 package fuzz
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/conform-dev/conform/conformance"
 )
 
 func searchCase(t *testing.T, body string) *Case {
@@ -206,5 +210,37 @@ func TestEditsKeepSortKeysInObjectForm(t *testing.T) {
 	}
 	if !sawObjectForm || !sawAscending || !sawNoHits {
 		t.Errorf("object form %v, ascending %v, no hits %v", sawObjectForm, sawAscending, sawNoHits)
+	}
+}
+
+// Unshrunk (a stopped run), disagreements group by their own shape: the smallest of a shape
+// is its reproducer, groups come largest first, and names that say the same get a number.
+func TestGroupOrderRepresentativeAndNames(t *testing.T) {
+	fail := func(class conformance.Class, path string) conformance.Result {
+		return conformance.Result{Diffs: []conformance.Difference{{Class: class, Path: path, Fails: true}}}
+	}
+	mk := func(seq int, body string, class conformance.Class) *found {
+		return &found{seq: seq, c: searchCase(t, body), want: Answer{Status: 200}, res: fail(class, "hits.total.value")}
+	}
+	founds := []*found{
+		mk(1, `{"query":{"term":{"in_stock":true}},"size":0}`, conformance.ClassTotals),
+		mk(2, `{"query":{"term":{"brand":"a"}},"size":0,"track_total_hits":true,"_source":false}`, conformance.ClassTotals),
+		mk(3, `{"query":{"term":{"in_stock":"true"}},"size":0}`, conformance.ClassTotals),
+		mk(4, `{"query":{"term":{"brand":"b"}},"size":0,"track_total_hits":true,"_source":false}`, conformance.ClassTotals),
+		mk(5, `{"query":{"term":{"brand":"much longer value"}},"size":0,"track_total_hits":true,"_source":false}`, conformance.ClassTotals),
+	}
+	r := &runner{cfg: &Config{Gen: defaultGenerator(t, 1), ShrinkPerSignature: 8}}
+	groups := r.group(context.Background(), founds, false)
+	var got []string
+	for _, g := range groups {
+		got = append(got, fmt.Sprintf("%s %v repro=%d shrunk=%d", g.Name, g.Seqs, g.Repro.Seq, g.Shrunk))
+	}
+	want := []string{
+		"fuzz/term-brand-size0-tth_true-source_false [2 4 5] repro=2 shrunk=3",
+		"fuzz/term-in_stock-size0 [1] repro=1 shrunk=1",
+		"fuzz/term-in_stock-size0-2 [3] repro=3 shrunk=1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("groups\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
