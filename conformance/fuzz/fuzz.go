@@ -38,10 +38,11 @@ type Config struct {
 	Duration time.Duration
 	// Workers send requests concurrently (1 when 0); the report does not depend on it.
 	Workers int
-	// ShrinkBudget bounds the candidate requests tried per disagreement (200 when 0), and
-	// ShrinkPerSignature how many disagreements of one class (and request kind) are shrunk
-	// (8 when 0): those no reproducer found so far fits.
-	ShrinkBudget, ShrinkPerSignature int
+	// ShrinkBudget bounds the candidate requests tried per disagreement (200 when 0).
+	// ShrinkPerSignature is how many disagreements of one request kind and signature are
+	// always shrunk (3 when 0), ShrinkUnfitted how many more of a kind and class are shrunk
+	// when no group's reproducer fits them (8 when 0).
+	ShrinkBudget, ShrinkPerSignature, ShrinkUnfitted int
 	// Progress, when set, is called about every 250 ms and at the end.
 	Progress func(Progress)
 	// Now is the clock (time.Now when nil).
@@ -115,11 +116,12 @@ type Disagreement struct {
 }
 
 // Group is the disagreements whose minimal requests have the same shape (Case.Shape: the
-// same request but for its values), one cause as far as requests tell. A disagreement is
-// shrunk unless the reproducer of a group of its class fits it (is made of parts of its
-// request: what shrinking it could have reached); then it is counted in that group, the
-// most specific that fits. Once ShrinkPerSignature of a class (and request kind) were
-// shrunk, one that no reproducer fits is counted, unshrunk, in the group of the first.
+// same request but for its values), one cause as far as requests tell. The first few
+// disagreements of each signature (ShrinkPerSignature) are shrunk; after them, one is
+// counted in the group of its class whose reproducer fits it (is made of parts of its
+// request: what shrinking it could have reached), the most specific, or shrunk when none
+// fits (ShrinkUnfitted more of a class), or past that counted, unshrunk, in the group of its
+// class's first.
 type Group struct {
 	// Shape is the minimal requests' shape, and the oracle's status when it is not 200 (a
 	// document read that finds nothing is a case of its own).
@@ -213,8 +215,8 @@ type Report struct {
 	ShrinkElapsed             time.Duration
 	// Groups are by shape, the most requests first.
 	Groups []*Group
-	// ShrinkPerSignature is how many disagreements of one signature were shrunk.
-	ShrinkPerSignature int
+	// ShrinkPerSignature and ShrinkUnfitted are the run's (Config).
+	ShrinkPerSignature, ShrinkUnfitted int
 	// Features counts the requests exercising each feature.
 	Features map[string]int
 	// Stopped is why the run ended early ("interrupted", or the target's failure).
@@ -265,13 +267,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.ShrinkBudget = 200
 	}
 	if cfg.ShrinkPerSignature <= 0 {
-		cfg.ShrinkPerSignature = 8
+		cfg.ShrinkPerSignature = 3
+	}
+	if cfg.ShrinkUnfitted <= 0 {
+		cfg.ShrinkUnfitted = 8
 	}
 	r := &runner{cfg: &cfg, now: cfg.Now}
 	if r.now == nil {
 		r.now = time.Now
 	}
-	rep := &Report{Seed: cfg.Gen.seed, Weights: cfg.Gen.o.Weights.String(), Tiebreak: cfg.Gen.Tiebreak(), Features: map[string]int{}, ShrinkPerSignature: cfg.ShrinkPerSignature}
+	rep := &Report{Seed: cfg.Gen.seed, Weights: cfg.Gen.o.Weights.String(), Tiebreak: cfg.Gen.Tiebreak(), Features: map[string]int{},
+		ShrinkPerSignature: cfg.ShrinkPerSignature, ShrinkUnfitted: cfg.ShrinkUnfitted}
 	start := r.now()
 	var deadline time.Time
 	if cfg.Duration > 0 {
@@ -453,29 +459,38 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 		kind  string
 		class conformance.Class
 	}
+	type fullKey struct {
+		kind string
+		sig  Signature
+	}
 	var groups []*Group
 	byKey := map[string]*Group{}
-	shrunk := map[sigKey]int{}
+	seen := map[fullKey]int{}
+	unfitted := map[sigKey]int{}
 	firstOf := map[sigKey]*Group{}
 	for _, f := range founds {
 		s, _ := SignatureOf(f.res)
 		k := sigKey{f.c.Kind, s.Class}
-		if shrink {
+		fk := fullKey{f.c.Kind, s}
+		seen[fk]++
+		// The first few of a signature are shrunk whatever fits them: a reproducer that
+		// fits a request need not be its cause, so each symptom gets shrinks of its own.
+		if shrink && seen[fk] > r.cfg.ShrinkPerSignature {
 			if g := fitting(groups, f, s.Class); g != nil {
 				g.add(f.seq, s)
 				g.Fitted++
 				continue
 			}
-			if g := firstOf[k]; g != nil && (shrunk[k] >= r.cfg.ShrinkPerSignature || ctx.Err() != nil) {
+			if g := firstOf[k]; g != nil && (unfitted[k] >= r.cfg.ShrinkUnfitted || ctx.Err() != nil) {
 				g.add(f.seq, s)
 				g.Unplaced++
 				continue
 			}
+			unfitted[k]++
 		}
 		d := &Disagreement{Seq: f.seq, Features: f.features, Original: f.c, Minimal: f.c, Signature: s, Want: f.want, Got: f.got, Result: f.res}
 		if shrink && ctx.Err() == nil {
 			r.shrink(ctx, d)
-			shrunk[k]++
 		}
 		key := d.GroupKey()
 		g := byKey[key]
@@ -538,8 +553,9 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 			}
 			cand := &Case{Kind: cur.Kind, Method: cur.Method, Path: cur.Path, Body: e(cur.Body)}
 			// Every edit drops values or moves one toward a simpler value (0, a narrower
-			// range, a day), so the search ends; the budget bounds it too.
-			if cand.Size() > cur.Size() || cand.Key() == cur.Key() {
+			// range, a day, ascending, a sort key's object form), so the search ends; the
+			// budget bounds it too.
+			if shrinkSize(cand) > shrinkSize(cur) || cand.Key() == cur.Key() {
 				continue
 			}
 			d.Tried++

@@ -48,11 +48,8 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 		for i, g := range r.Groups {
 			fmt.Fprintf(w, "  %3d. %-14s %s\n       %s\n", i+1, plural(len(g.Seqs), "request"), g.Name, g.Shape)
 		}
-		fmt.Fprintf(w, "(a disagreement is shrunk unless the reproducer of a group of its class fits it, being made of parts of its request; then it is counted there")
-		if r.ShrinkPerSignature > 0 {
-			fmt.Fprintf(w, "; at most %d of a class and request kind are shrunk, and one that no reproducer fits after that is counted with the first", r.ShrinkPerSignature)
-		}
-		fmt.Fprintf(w, ")\n")
+		fmt.Fprintf(w, "(the first %d disagreements of each request kind, class and path are shrunk; after them one is counted in the group of its class whose reproducer fits it, being made of parts of its request, or shrunk when none does, %d more of a class at most, then counted with the class's first group)\n",
+			r.ShrinkPerSignature, r.ShrinkUnfitted)
 	}
 	if o.Features {
 		fmt.Fprintf(w, "\nfeatures (requests using each):\n")
@@ -86,7 +83,7 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 			how = append(how, fmt.Sprintf("%d that its reproducer fits", g.Fitted))
 		}
 		if g.Unplaced > 0 {
-			how = append(how, fmt.Sprintf("%d that no reproducer fits, counted here unshrunk (%d of their class and kind were shrunk)", g.Unplaced, r.ShrinkPerSignature))
+			how = append(how, fmt.Sprintf("%d that no reproducer fits, counted here unshrunk (their class had %d shrinks of unfitted ones)", g.Unplaced, r.ShrinkUnfitted))
 		}
 		fmt.Fprintf(w, "requests: %s\n", strings.Join(how, ", "))
 		switch {

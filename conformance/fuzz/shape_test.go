@@ -152,6 +152,9 @@ func TestFits(t *testing.T) {
 		{"shrinking never writes the bare shorthand",
 			`{"sort":["sku"]}`,
 			`{"sort":[{"sku":"asc"}]}`, false},
+		{"shrinking writes a bare key out",
+			`{"sort":[{"sku":"asc"}],"search_after":["SKU-1"]}`,
+			`{"sort":["sku"],"search_after":["SKU-9"]}`, true},
 		{"a filters aggregation of one filter became a filter one, a sub-aggregation hoisted",
 			`{"size":0,"aggs":{"a0":{"filter":{"exists":{"field":"color"}}}}}`,
 			`{"size":0,"aggs":{"by":{"terms":{"field":"brand"},"aggs":{"f":{"filters":{"filters":{"x":{"exists":{"field":"color"}}}}}}}}}`, true},
@@ -229,7 +232,7 @@ func TestGroupOrderRepresentativeAndNames(t *testing.T) {
 		mk(4, `{"query":{"term":{"brand":"b"}},"size":0,"track_total_hits":true,"_source":false}`, conformance.ClassTotals),
 		mk(5, `{"query":{"term":{"brand":"much longer value"}},"size":0,"track_total_hits":true,"_source":false}`, conformance.ClassTotals),
 	}
-	r := &runner{cfg: &Config{Gen: defaultGenerator(t, 1), ShrinkPerSignature: 8}}
+	r := &runner{cfg: &Config{Gen: defaultGenerator(t, 1), ShrinkPerSignature: 3, ShrinkUnfitted: 8}}
 	groups := r.group(context.Background(), founds, false)
 	var got []string
 	for _, g := range groups {
@@ -242,5 +245,23 @@ func TestGroupOrderRepresentativeAndNames(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("groups\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A bare sort key has one edit of its own, its object form, which is no growth to the
+// shrinker (besides dropping the key, or the hits).
+func TestEditsWriteBareKeysOut(t *testing.T) {
+	c := searchCase(t, `{"sort":["price","sku"]}`)
+	var outs []string
+	for _, e := range Edits(c.Body, "sku") {
+		cand := &Case{Body: e(c.Body)}
+		if shrinkSize(cand) > shrinkSize(c) {
+			t.Errorf("edit %s grows the request", Marshal(cand.Body))
+		}
+		outs = append(outs, string(Marshal(cand.Body)))
+	}
+	want := []string{`{"size":0}`, `{"sort":["sku"]}`, `{"sort":[{"price":"asc"},"sku"]}`, `{"sort":["price",{"sku":"asc"}]}`}
+	if strings.Join(outs, " ") != strings.Join(want, " ") {
+		t.Errorf("edits %v, want %v", outs, want)
 	}
 }

@@ -78,7 +78,8 @@ type edit func(root any) any
 // simplifying numbers (toward 0, halves, no decimals), narrowing a numeric range to half its
 // width, and cutting a timestamp to its day. keep names the unique sort field, whose sort key
 // is never dropped (the hits would tie), and a search keeps its sort, or its size 0 when it
-// has none, for the same reason. No edit writes a sort key in the bare shorthand ("sku").
+// has none, for the same reason. No edit writes a sort key in the bare shorthand ("sku"); a
+// bare one becomes {"sku":"asc"}.
 func Edits(root any, keep string) []edit {
 	var out []edit
 	var walk func(path []step, v any)
@@ -172,6 +173,12 @@ func Edits(root any, keep string) []edit {
 				out = append(out, replaceAt(clonePath(path), s))
 			}
 		case string:
+			// A bare sort key becomes the object form it abbreviates: it stays bare only
+			// when the shorthand is what disagrees.
+			if len(path) == 2 && path[0].key == "sort" {
+				out = append(out, replaceAt(clonePath(path), Obj(x, "asc")))
+				return
+			}
 			if len(x) > 10 && x[4] == '-' && x[7] == '-' && x[10] == 'T' {
 				out = append(out, replaceAt(clonePath(path), x[:10]))
 			}
@@ -182,6 +189,26 @@ func Edits(root any, keep string) []edit {
 }
 
 func clonePath(p []step) []step { return append([]step(nil), p...) }
+
+// shrinkSize is the measure shrinking reduces: the body's values, a bare sort key counting
+// as the object form it abbreviates (so writing it out is no growth). With the edits that
+// keep it (a descending key made ascending, a bare key written out), which never go back,
+// every step is to a smaller or a simpler request, and the search ends.
+func shrinkSize(c *Case) int {
+	n := c.Size()
+	if o, ok := c.Body.(*Object); ok {
+		if s, ok := o.Get("sort"); ok {
+			if keys, ok := s.([]any); ok {
+				for _, k := range keys {
+					if _, bare := k.(string); bare {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}
 
 // aggEdits are the edits of the aggregation a at path: replacing it by each of its
 // sub-aggregations, and a filters aggregation of one filter by a filter aggregation.
