@@ -134,10 +134,10 @@ type Group struct {
 	Seqs  []int
 	// Signatures counts the group's requests by signature, in the order first seen.
 	Signatures []SignatureCount
-	// Shrunk counts the requests shrunk to this shape (or, unshrunk in a stopped run,
-	// having it), Fitted those its reproducer fits, Unplaced those counted here because
-	// no reproducer fit them once their signature's shrinks were spent.
-	Shrunk, Fitted, Unplaced int
+	// Shrunk counts the requests shrunk to this shape, Unshrunk those of this shape that a
+	// stopped run did not shrink, Fitted those its reproducer fits, Unplaced those counted
+	// here because no reproducer fit them once their class's shrinks were spent.
+	Shrunk, Unshrunk, Fitted, Unplaced int
 
 	atoms map[string]bool
 }
@@ -503,7 +503,11 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 			g.Repro, g.atoms = d, d.Minimal.atoms()
 		}
 		g.add(f.seq, s)
-		g.Shrunk++
+		if d.Shrunk {
+			g.Shrunk++
+		} else {
+			g.Unshrunk++
+		}
 		if firstOf[k] == nil {
 			firstOf[k] = g
 		}

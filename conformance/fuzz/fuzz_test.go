@@ -479,7 +479,7 @@ func TestOneCauseOneGroup(t *testing.T) {
 	}
 	g := rep.Groups[0]
 	want := `POST /{index}/_search {"sort":[{"sku":"asc"}],"search_after":[<str>]}`
-	if g.Shape != want || g.Name != "fuzz/after" || len(g.Seqs) != rep.Disagreements || g.Shrunk+g.Fitted+g.Unplaced != len(g.Seqs) || g.Unplaced != 0 {
+	if g.Shape != want || g.Name != "fuzz/after" || len(g.Seqs) != rep.Disagreements || g.Shrunk+g.Unshrunk+g.Fitted+g.Unplaced != len(g.Seqs) || g.Unplaced != 0 {
 		t.Fatalf("group %s\nwant shape %s holding all %d disagreements", shapes[0], want, rep.Disagreements)
 	}
 	t.Logf("%d disagreements in 1 group: %s", rep.Disagreements, shapes[0])

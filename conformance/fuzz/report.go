@@ -75,9 +75,12 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 			sigs = append(sigs, fmt.Sprintf("%s (%d)", s.Signature, s.Requests))
 		}
 		fmt.Fprintf(w, "first failing difference: %s\n", strings.Join(sigs, ", "))
-		how := []string{fmt.Sprintf("%d shrunk to this shape", g.Shrunk)}
-		if !d.Shrunk {
-			how = []string{fmt.Sprintf("%d of this shape, unshrunk", g.Shrunk)}
+		var how []string
+		if g.Shrunk > 0 {
+			how = append(how, fmt.Sprintf("%d shrunk to this shape", g.Shrunk))
+		}
+		if g.Unshrunk > 0 {
+			how = append(how, fmt.Sprintf("%d of this shape, unshrunk", g.Unshrunk))
 		}
 		if g.Fitted > 0 {
 			how = append(how, fmt.Sprintf("%d that its reproducer fits", g.Fitted))

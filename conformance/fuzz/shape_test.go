@@ -236,12 +236,12 @@ func TestGroupOrderRepresentativeAndNames(t *testing.T) {
 	groups := r.group(context.Background(), founds, false)
 	var got []string
 	for _, g := range groups {
-		got = append(got, fmt.Sprintf("%s %v repro=%d shrunk=%d", g.Name, g.Seqs, g.Repro.Seq, g.Shrunk))
+		got = append(got, fmt.Sprintf("%s %v repro=%d unshrunk=%d", g.Name, g.Seqs, g.Repro.Seq, g.Unshrunk))
 	}
 	want := []string{
-		"fuzz/term-brand-size0-tth_true-source_false [2 4 5] repro=2 shrunk=3",
-		"fuzz/term-in_stock-size0 [1] repro=1 shrunk=1",
-		"fuzz/term-in_stock-size0-2 [3] repro=3 shrunk=1",
+		"fuzz/term-brand-size0-tth_true-source_false [2 4 5] repro=2 unshrunk=3",
+		"fuzz/term-in_stock-size0 [1] repro=1 unshrunk=1",
+		"fuzz/term-in_stock-size0-2 [3] repro=3 unshrunk=1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("groups\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
