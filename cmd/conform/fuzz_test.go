@@ -43,13 +43,19 @@ func TestFuzzBrokenTargetSavesRegressionCases(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
-	for _, want := range []string{"== group 1: totals at hits.total.relation", "shrunk from", "Reproduce:\n  curl -sS -X 'POST'", "Expected (embedded)", "Got (broken", "Differences:", "Saved "} {
+	for _, want := range []string{"== group 1: fuzz/", "first failing difference: totals at hits.total.relation", "shape: POST /{index}/_search {", "shrunk from", "Reproduce:\n  curl -sS -X 'POST'", "Expected (embedded)", "Got (broken", "Differences:", "Saved "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := fixtures.Load(dir); err != nil {
+	saved, err := fixtures.Load(dir)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range saved.Workload.Cases {
+		if !strings.HasPrefix(c.Name, "fuzz/") || !strings.Contains(out, "== group 1: "+saved.Workload.Cases[0].Name+",") {
+			t.Errorf("saved case %q is not named as the report's groups are", c.Name)
+		}
 	}
 	if code, out, _ := runCLI(t, nil, "check", "--fixtures", dir, "--target", "broken="+srv.URL); code != exitFail {
 		t.Errorf("check of the saved cases on the broken target: exit %d\n%s", code, out)

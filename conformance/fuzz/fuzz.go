@@ -38,9 +38,11 @@ type Config struct {
 	Duration time.Duration
 	// Workers send requests concurrently (1 when 0); the report does not depend on it.
 	Workers int
-	// ShrinkBudget bounds the candidate requests tried per disagreement (200 when 0), and
-	// ShrinkPerSignature how many disagreements of one signature are shrunk (3 when 0).
-	ShrinkBudget, ShrinkPerSignature int
+	// ShrinkBudget bounds the candidate requests tried per disagreement (200 when 0).
+	// ShrinkPerSignature is how many disagreements of one request kind and signature are
+	// always shrunk (3 when 0), ShrinkUnfitted how many more of a kind and class are shrunk
+	// when no group's reproducer fits them (8 when 0).
+	ShrinkBudget, ShrinkPerSignature, ShrinkUnfitted int
 	// Progress, when set, is called about every 250 ms and at the end.
 	Progress func(Progress)
 	// Now is the clock (time.Now when nil).
@@ -113,12 +115,90 @@ type Disagreement struct {
 	Tried  int
 }
 
-// Group is the disagreements that shrank to the same minimal request (or share the signature
-// of one that did, when only the first few of a signature were shrunk).
+// Group is the disagreements whose minimal requests have the same shape (Case.Shape: the
+// same request but for its values), one cause as far as requests tell. The first few
+// disagreements of each signature (ShrinkPerSignature) are shrunk; after them, one is
+// counted in the group of its class whose reproducer fits it (is made of parts of its
+// request: what shrinking it could have reached), the most specific, or shrunk when none
+// fits (ShrinkUnfitted more of a class), or past that counted, unshrunk, in the group of its
+// class's first.
 type Group struct {
+	// Shape is the minimal requests' shape, and the oracle's status when it is not 200 (a
+	// document read that finds nothing is a case of its own).
+	Shape string
+	// Name says what the group exercises, from its shape ("fuzz/range-price-gt-sort-rating"):
+	// unique in the report, and the name of its saved case.
+	Name string
+	// Repro is the smallest minimal request of the group (the first found of the smallest).
 	Repro *Disagreement
 	Seqs  []int
+	// Signatures counts the group's requests by signature, in the order first seen.
+	Signatures []SignatureCount
+	// Shrunk counts the requests shrunk to this shape, Unshrunk those of this shape that a
+	// stopped run did not shrink, Fitted those its reproducer fits, Unplaced those counted
+	// here because no reproducer fit them once their class's shrinks were spent.
+	Shrunk, Unshrunk, Fitted, Unplaced int
+
+	atoms map[string]bool
 }
+
+// SignatureCount is how many of a group's requests disagree with a signature.
+type SignatureCount struct {
+	Signature Signature
+	Requests  int
+}
+
+func (g *Group) add(seq int, s Signature) {
+	g.Seqs = append(g.Seqs, seq)
+	for i := range g.Signatures {
+		if g.Signatures[i].Signature == s {
+			g.Signatures[i].Requests++
+			return
+		}
+	}
+	g.Signatures = append(g.Signatures, SignatureCount{Signature: s, Requests: 1})
+}
+
+// fitting is the group of the class whose reproducer fits the disagreement's request, with
+// the oracle answering as it did: the most specific (the most atoms), then the first.
+func fitting(groups []*Group, f *found, class conformance.Class) *Group {
+	var best *Group
+	var orig map[string]bool
+	for _, g := range groups {
+		if !g.Repro.Shrunk || g.Repro.Want.Status != f.want.Status || !g.has(class) {
+			continue
+		}
+		if orig == nil {
+			orig = f.c.atoms()
+		}
+		if fits(g.atoms, orig) && (best == nil || len(g.atoms) > len(best.atoms)) {
+			best = g
+		}
+	}
+	return best
+}
+
+func (g *Group) has(class conformance.Class) bool {
+	for _, c := range g.Signatures {
+		if c.Signature.Class == class {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupKey is the shape a disagreement is grouped by: its minimal request's, and the
+// oracle's status when it is not 200.
+func (d *Disagreement) GroupKey() string {
+	k := d.Minimal.Shape()
+	if d.Want.Status != 200 {
+		k += fmt.Sprintf(" (oracle: HTTP %d)", d.Want.Status)
+	}
+	return k
+}
+
+// CasePrefix starts the name of every case a fuzzing run saves (fixtures.FuzzCasePrefix).
+const CasePrefix = fixtures.FuzzCasePrefix
 
 // Report is what a run found.
 type Report struct {
@@ -133,7 +213,10 @@ type Report struct {
 	OracleErrors, Unsupported int
 	Elapsed                   time.Duration
 	ShrinkElapsed             time.Duration
-	Groups                    []*Group
+	// Groups are by shape, the most requests first.
+	Groups []*Group
+	// ShrinkPerSignature and ShrinkUnfitted are the run's (Config).
+	ShrinkPerSignature, ShrinkUnfitted int
 	// Features counts the requests exercising each feature.
 	Features map[string]int
 	// Stopped is why the run ended early ("interrupted", or the target's failure).
@@ -186,11 +269,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.ShrinkPerSignature <= 0 {
 		cfg.ShrinkPerSignature = 3
 	}
+	if cfg.ShrinkUnfitted <= 0 {
+		cfg.ShrinkUnfitted = 8
+	}
 	r := &runner{cfg: &cfg, now: cfg.Now}
 	if r.now == nil {
 		r.now = time.Now
 	}
-	rep := &Report{Seed: cfg.Gen.seed, Weights: cfg.Gen.o.Weights.String(), Tiebreak: cfg.Gen.Tiebreak(), Features: map[string]int{}}
+	rep := &Report{Seed: cfg.Gen.seed, Weights: cfg.Gen.o.Weights.String(), Tiebreak: cfg.Gen.Tiebreak(), Features: map[string]int{},
+		ShrinkPerSignature: cfg.ShrinkPerSignature, ShrinkUnfitted: cfg.ShrinkUnfitted}
 	start := r.now()
 	var deadline time.Time
 	if cfg.Duration > 0 {
@@ -364,58 +451,94 @@ func check(want, got Answer, opts *conformance.Options) (conformance.Result, err
 	return x.Check(got.Status, got.Body, opts), nil
 }
 
-// group shrinks the first few disagreements of each signature and groups them all by their
-// minimal request.
+// group shrinks the disagreements and groups them by the shape of their minimal requests
+// (see Group), in request order so the groups do not depend on the workers. Groups come
+// largest first (then by their first request), each named by what it exercises.
 func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Group {
 	type sigKey struct {
+		kind  string
+		class conformance.Class
+	}
+	type fullKey struct {
 		kind string
 		sig  Signature
 	}
-	bySig := map[sigKey][]*found{}
-	var order []sigKey
-	for _, f := range founds {
-		s, _ := SignatureOf(f.res)
-		k := sigKey{f.c.Kind, s}
-		if _, ok := bySig[k]; !ok {
-			order = append(order, k)
-		}
-		bySig[k] = append(bySig[k], f)
-	}
 	var groups []*Group
 	byKey := map[string]*Group{}
-	for _, k := range order {
-		fs := bySig[k]
-		var first *Group
-		for i, f := range fs {
-			if i >= r.cfg.ShrinkPerSignature {
-				first.Seqs = append(first.Seqs, f.seq)
+	seen := map[fullKey]int{}
+	unfitted := map[sigKey]int{}
+	firstOf := map[sigKey]*Group{}
+	for _, f := range founds {
+		s, _ := SignatureOf(f.res)
+		k := sigKey{f.c.Kind, s.Class}
+		fk := fullKey{f.c.Kind, s}
+		seen[fk]++
+		// The first few of a signature are shrunk whatever fits them: a reproducer that
+		// fits a request need not be its cause, so each symptom gets shrinks of its own.
+		if shrink && seen[fk] > r.cfg.ShrinkPerSignature {
+			if g := fitting(groups, f, s.Class); g != nil {
+				g.add(f.seq, s)
+				g.Fitted++
 				continue
 			}
-			d := &Disagreement{Seq: f.seq, Features: f.features, Original: f.c, Minimal: f.c, Signature: k.sig, Want: f.want, Got: f.got, Result: f.res}
-			if shrink && ctx.Err() == nil {
-				r.shrink(ctx, d)
+			if g := firstOf[k]; g != nil && (unfitted[k] >= r.cfg.ShrinkUnfitted || ctx.Err() != nil) {
+				g.add(f.seq, s)
+				g.Unplaced++
+				continue
 			}
-			key := d.Minimal.Key()
-			g := byKey[key]
-			if g == nil {
-				g = &Group{Repro: d}
-				byKey[key] = g
-				groups = append(groups, g)
-			}
-			g.Seqs = append(g.Seqs, f.seq)
-			if first == nil {
-				first = g
-			}
+			unfitted[k]++
+		}
+		d := &Disagreement{Seq: f.seq, Features: f.features, Original: f.c, Minimal: f.c, Signature: s, Want: f.want, Got: f.got, Result: f.res}
+		if shrink && ctx.Err() == nil {
+			r.shrink(ctx, d)
+		}
+		key := d.GroupKey()
+		g := byKey[key]
+		switch {
+		case g == nil:
+			g = &Group{Shape: key, Repro: d, atoms: d.Minimal.atoms()}
+			byKey[key] = g
+			groups = append(groups, g)
+		case d.Minimal.Size() < g.Repro.Minimal.Size():
+			g.Repro, g.atoms = d, d.Minimal.atoms()
+		}
+		g.add(f.seq, s)
+		if d.Shrunk {
+			g.Shrunk++
+		} else {
+			g.Unshrunk++
+		}
+		if firstOf[k] == nil {
+			firstOf[k] = g
 		}
 	}
 	for _, g := range groups {
 		sort.Ints(g.Seqs)
 	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if len(groups[i].Seqs) != len(groups[j].Seqs) {
+			return len(groups[i].Seqs) > len(groups[j].Seqs)
+		}
+		return groups[i].Seqs[0] < groups[j].Seqs[0]
+	})
+	used := map[string]bool{}
+	for _, g := range groups {
+		base := g.Repro.Minimal.Describe(r.cfg.Gen.Tiebreak())
+		if g.Repro.Want.Status == 404 {
+			base += "-absent"
+		}
+		name := base
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		used[name] = true
+		g.Name = CasePrefix + name
+	}
 	return groups
 }
 
-// shrink reduces d.Minimal greedily: the first simplification that still disagrees with the
-// same signature, with the oracle answering as it did (same status, nothing unsupported), is
+// shrink reduces d.Minimal greedily: the first simplification that still disagrees in the
+// same class, with the oracle answering as it did (same status, nothing unsupported), is
 // kept, and the search starts again from it, until none does or the budget is spent.
 func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 	if r.stalled != nil {
@@ -434,8 +557,9 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 			}
 			cand := &Case{Kind: cur.Kind, Method: cur.Method, Path: cur.Path, Body: e(cur.Body)}
 			// Every edit drops values or moves one toward a simpler value (0, a narrower
-			// range, a day), so the search ends; the budget bounds it too.
-			if cand.Size() > cur.Size() || cand.Key() == cur.Key() {
+			// range, a day, ascending, a sort key's object form), so the search ends; the
+			// budget bounds it too.
+			if shrinkSize(cand) > shrinkSize(cur) || cand.Key() == cur.Key() {
 				continue
 			}
 			d.Tried++
@@ -455,7 +579,7 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 			}
 			r.silent = 0
 			res, err := check(want, got, r.cfg.Check)
-			if err != nil || res.Pass || !d.Signature.in(res) {
+			if err != nil || res.Pass || !d.Signature.classIn(res) {
 				continue
 			}
 			cur = cand

@@ -3,9 +3,13 @@ package fuzz
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -61,7 +65,7 @@ func TestGeneratorCoversFeatures(t *testing.T) {
 		"query:bool:minimum_should_match",
 		"sort:keyword:asc", "sort:keyword:desc", "sort:integer:asc", "sort:float:desc", "sort:date:asc", "sort:boolean:desc",
 		"sort:missing:_first", "sort:missing:_last", "sort:missing:custom", "sort:mode:min:multi-valued", "sort:mode:max:multi-valued",
-		"sort:mode:avg", "sort:mode:median", "sort:mode:sum", "sort:bare",
+		"sort:mode:avg", "sort:mode:median", "sort:mode:sum", "sort:bare:tiebreak",
 		"from", "search_after", "track_total_hits:true", "track_total_hits:false", "track_total_hits:integer", "track_total_hits:default",
 		"source:false", "source:field", "source:list", "source:includes", "source:excludes",
 		"agg:terms:keyword", "agg:terms:integer", "agg:terms:float", "agg:terms:date", "agg:terms:boolean", "agg:terms:size",
@@ -145,8 +149,8 @@ func TestShrinkSyntheticDisagreement(t *testing.T) {
 		if d.Minimal.Kind == KindSearch && d.Minimal.Size() > 16 {
 			t.Errorf("group %s shrank only to %d values: %s", d.Signature, d.Minimal.Size(), Marshal(d.Minimal.Body))
 		}
-		if !d.Signature.in(d.Result) {
-			t.Errorf("the minimal request no longer disagrees with %s", d.Signature)
+		if !d.Signature.classIn(d.Result) {
+			t.Errorf("the minimal request no longer disagrees in the class of %s", d.Signature)
 		}
 	}
 }
@@ -345,6 +349,13 @@ func TestSaveWritesLoadableFixtures(t *testing.T) {
 	if len(back.Workload.Cases) != len(rep.Groups) || len(back.Docs) != len(f.Docs) {
 		t.Fatalf("%d cases for %d groups, %d docs", len(back.Workload.Cases), len(rep.Groups), len(back.Docs))
 	}
+	// Each case is named as its group is, by what it exercises.
+	for i, c := range back.Workload.Cases {
+		g := rep.Groups[i]
+		if c.Name != g.Name || !strings.HasPrefix(c.Name, CasePrefix) || c.Name != CasePrefix+g.Repro.Minimal.Describe("sku") && !strings.HasPrefix(c.Name, CasePrefix+g.Repro.Minimal.Describe("sku")+"-") {
+			t.Errorf("case %d named %q, group %q, shape %s", i, c.Name, g.Name, g.Shape)
+		}
+	}
 	// Every saved case disagrees again on the broken proxy and agrees on the engine.
 	for _, c := range back.Workload.Cases {
 		req, err := c.Request(f.Workload.Index, "true", nil)
@@ -410,5 +421,175 @@ func TestInvariants(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no violation of %q in %d checks (%d violations)", mode, inv, rep.Checks, len(rep.Violations))
 		}
+	}
+}
+
+// faulty is the embedded engine behind a gateway that rewrites every search body: one root
+// cause, whatever the request.
+func faulty(t *testing.T, rewrite func(*Object)) Doer {
+	e, _ := defaultEngine(t)
+	return func(_ context.Context, method, path string, body []byte) (int, []byte, error) {
+		if body != nil && strings.HasSuffix(path, "/_search") {
+			if v, err := Parse(body); err == nil {
+				if o, ok := v.(*Object); ok {
+					rewrite(o)
+					body = Marshal(o)
+				}
+			}
+		}
+		st, b := e.Do(method, path, body)
+		return st, b, nil
+	}
+}
+
+// ignoreCursor drops search_after: the gateway answers the first page whatever the cursor.
+func ignoreCursor(o *Object) { o.Delete("search_after") }
+
+// shorthandDescending reads a bare sort key ("sku") as descending.
+func shorthandDescending(o *Object) {
+	s, _ := o.Get("sort")
+	keys, _ := s.([]any)
+	for i, k := range keys {
+		if f, ok := k.(string); ok {
+			keys[i] = Obj(f, "desc")
+		}
+	}
+}
+
+// One root cause across many generated requests is one group: a gateway that ignores
+// search_after fails every continued page, whatever its query, sort, size or cursor value,
+// and each shrinks (or fits) to the same request but for the cursor's value. The old
+// grouping (identical minimal requests within a class and path) made a group per cursor.
+func TestOneCauseOneGroup(t *testing.T) {
+	e, f := defaultEngine(t)
+	rep, err := Run(context.Background(), Config{Gen: defaultGenerator(t, 3), OracleIndex: f.Workload.Index, TargetIndex: f.Workload.Index,
+		Oracle: EngineDoer(e), Target: faulty(t, ignoreCursor), N: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Disagreements < 30 {
+		t.Fatalf("only %d disagreements in %d requests", rep.Disagreements, rep.Requests)
+	}
+	var shapes []string
+	for _, g := range rep.Groups {
+		shapes = append(shapes, fmt.Sprintf("%s (%d requests, %d shrunk, %d fitted, %d unplaced): %s", g.Name, len(g.Seqs), g.Shrunk, g.Fitted, g.Unplaced, Marshal(g.Repro.Minimal.Body)))
+	}
+	if len(rep.Groups) != 1 {
+		t.Fatalf("%d disagreements in %d groups, want 1:\n%s", rep.Disagreements, len(rep.Groups), strings.Join(shapes, "\n"))
+	}
+	g := rep.Groups[0]
+	want := `POST /{index}/_search {"sort":[{"sku":"asc"}],"search_after":[<str>]}`
+	if g.Shape != want || g.Name != "fuzz/after" || len(g.Seqs) != rep.Disagreements || g.Shrunk+g.Unshrunk+g.Fitted+g.Unplaced != len(g.Seqs) || g.Unplaced != 0 {
+		t.Fatalf("group %s\nwant shape %s holding all %d disagreements", shapes[0], want, rep.Disagreements)
+	}
+	t.Logf("%d disagreements in 1 group: %s", rep.Disagreements, shapes[0])
+}
+
+// A gateway that mishandles the bare sort shorthand and drops an aggregation bucket: the
+// shrinker never writes a sort key bare, so the bucket's reproducers do not also carry the
+// shorthand's fault (they used to: the final {"sku":"asc"} became "sku"); the shorthand,
+// which the generator writes on the tiebreak as a variation of its own, is one group.
+func TestShorthandIsItsOwnCause(t *testing.T) {
+	e, f := defaultEngine(t)
+	faultyDo := faulty(t, shorthandDescending)
+	target := func(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+		st, b, err := faultyDo(ctx, method, path, body)
+		if st == 200 {
+			b = breakBody("drop-bucket", b)
+		}
+		return st, b, err
+	}
+	rep, err := Run(context.Background(), Config{Gen: defaultGenerator(t, 4), OracleIndex: f.Workload.Index, TargetIndex: f.Workload.Index,
+		Oracle: EngineDoer(e), Target: target, N: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := func(c *Case) bool {
+		o, _ := c.Body.(*Object)
+		if o == nil {
+			return false
+		}
+		s, _ := o.Get("sort")
+		keys, _ := s.([]any)
+		for _, k := range keys {
+			if _, ok := k.(string); ok {
+				return true
+			}
+		}
+		return false
+	}
+	shorthand, buckets := 0, 0
+	for _, g := range rep.Groups {
+		d := g.Repro
+		if bare(d.Minimal) && !bare(d.Original) {
+			t.Errorf("group %s: shrinking wrote the shorthand: %s from %s", g.Name, Marshal(d.Minimal.Body), Marshal(d.Original.Body))
+		}
+		switch d.Signature.Class {
+		case conformance.ClassAggregations:
+			buckets++
+		case conformance.ClassIDs:
+			if g.Shape != `POST /{index}/_search {"sort":["sku"]}` {
+				t.Errorf("group %s fails on ids but is not the shorthand's: %s", g.Name, g.Shape)
+			}
+			shorthand++
+		}
+	}
+	if shorthand != 1 || buckets == 0 {
+		t.Fatalf("%d shorthand groups (want 1), %d bucket groups of %d", shorthand, buckets, len(rep.Groups))
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// gtAsGte reads a range's gt as gte, everywhere in the body.
+func gtAsGte(o *Object) {
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case *Object:
+			for i, k := range x.Keys {
+				if k == "gt" {
+					x.Keys[i] = "gte"
+				}
+				walk(x.Vals[i])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(o)
+}
+
+// The report of a gateway with two faults, as conform fuzz prints it: the groups by shape,
+// largest first, then each with its shape, name, counts and reproducer.
+func TestRenderGolden(t *testing.T) {
+	e, f := defaultEngine(t)
+	clock := time.Unix(0, 0)
+	rep, err := Run(context.Background(), Config{Gen: defaultGenerator(t, 6), OracleIndex: f.Workload.Index, TargetIndex: f.Workload.Index,
+		Oracle: EngineDoer(e), Target: faulty(t, func(o *Object) { ignoreCursor(o); gtAsGte(o) }), N: 120,
+		Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.Render(&b, RenderOptions{Target: "gw", Oracle: "embedded", Index: f.Workload.Index})
+	path := filepath.Join("testdata", "render-two-faults.txt")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("the report differs from %s (go test -update rewrites it; check the diff):\n%s", path, b.String())
 	}
 }

@@ -488,11 +488,18 @@ func (g *gen) sorts() []any {
 		out = append(out, g.sortKey(fd))
 	}
 	if tb := g.Tiebreak(); tb != "" {
-		dir := "asc"
-		if g.chance(0.3) {
-			dir = "desc"
+		// The tiebreak is written {"sku":"asc"} or {"sku":"desc"}; about one in twelve is
+		// the bare shorthand "sku", a variation of its own, so a target that mishandles the
+		// shorthand fails on those requests only, and they group apart.
+		switch x := g.r.Float64(); {
+		case x < 0.3:
+			out = append(out, Obj(tb, "desc"))
+		case x < 0.38:
+			out = append(out, tb)
+			g.f("sort", "bare", "tiebreak")
+		default:
+			out = append(out, Obj(tb, "asc"))
 		}
-		out = append(out, Obj(tb, dir))
 	} else if len(out) == 0 {
 		out = append(out, g.sortKey(pickOne(g, g.s.Fields)))
 		g.f("sort", "no-tiebreak")
@@ -507,11 +514,9 @@ func (g *gen) sortKey(fd *Field) any {
 		dir = "desc"
 	}
 	g.f("sort", fd.Kind, dir)
+	// The bare shorthand ("price") is written on the tiebreak only (sorts), so that a target
+	// that mishandles it makes one group, not one per field.
 	if g.chance(0.25) {
-		if !desc && g.chance(0.5) {
-			g.f("sort", "bare")
-			return fd.Name
-		}
 		return Obj(fd.Name, dir)
 	}
 	o := Obj("order", dir)

@@ -44,21 +44,12 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 		}
 	}
 	if len(r.Groups) > 0 {
-		fmt.Fprintf(w, "\ngroups by class and path:\n")
-		count := map[string]int{}
-		groups := map[string]int{}
-		var order []string
-		for _, g := range r.Groups {
-			k := g.Repro.Signature.String()
-			if _, ok := count[k]; !ok {
-				order = append(order, k)
-			}
-			count[k] += len(g.Seqs)
-			groups[k]++
+		fmt.Fprintf(w, "\ngroups by the shape of their minimal request (values left out as <str>, <num>, <bool>; names as <agg>, <key>), largest first:\n")
+		for i, g := range r.Groups {
+			fmt.Fprintf(w, "  %3d. %-14s %s\n       %s\n", i+1, plural(len(g.Seqs), "request"), g.Name, g.Shape)
 		}
-		for _, k := range order {
-			fmt.Fprintf(w, "  %-64s %s, %s\n", k, plural(count[k], "request"), plural(groups[k], "group"))
-		}
+		fmt.Fprintf(w, "(the first %d disagreements of each request kind, class and path are shrunk; after them one is counted in the group of its class whose reproducer fits it, being made of parts of its request, or shrunk when none does, %d more of a class at most, then counted with the class's first group)\n",
+			r.ShrinkPerSignature, r.ShrinkUnfitted)
 	}
 	if o.Features {
 		fmt.Fprintf(w, "\nfeatures (requests using each):\n")
@@ -73,14 +64,38 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 	}
 	for i, g := range r.Groups {
 		d := g.Repro
-		fmt.Fprintf(w, "\n== group %d: %s, %s (requests %s)\n", i+1, d.Signature, plural(len(g.Seqs), "request"), seqList(g.Seqs))
+		fmt.Fprintf(w, "\n== group %d: %s, %s (requests %s)\n", i+1, g.Name, plural(len(g.Seqs), "request"), seqList(g.Seqs))
+		fmt.Fprintf(w, "shape: %s\n", g.Shape)
+		var sigs []string
+		for i, s := range g.Signatures {
+			if i == 4 {
+				sigs = append(sigs, fmt.Sprintf("and %d more", len(g.Signatures)-4))
+				break
+			}
+			sigs = append(sigs, fmt.Sprintf("%s (%d)", s.Signature, s.Requests))
+		}
+		fmt.Fprintf(w, "first failing difference: %s\n", strings.Join(sigs, ", "))
+		var how []string
+		if g.Shrunk > 0 {
+			how = append(how, fmt.Sprintf("%d shrunk to this shape", g.Shrunk))
+		}
+		if g.Unshrunk > 0 {
+			how = append(how, fmt.Sprintf("%d of this shape, unshrunk", g.Unshrunk))
+		}
+		if g.Fitted > 0 {
+			how = append(how, fmt.Sprintf("%d that its reproducer fits", g.Fitted))
+		}
+		if g.Unplaced > 0 {
+			how = append(how, fmt.Sprintf("%d that no reproducer fits, counted here unshrunk (their class had %d shrinks of unfitted ones)", g.Unplaced, r.ShrinkUnfitted))
+		}
+		fmt.Fprintf(w, "requests: %s\n", strings.Join(how, ", "))
 		switch {
 		case !d.Shrunk:
 			fmt.Fprintf(w, "not shrunk (%s): %d values\n", shrinkReason(r), d.Minimal.Size())
 		default:
 			fmt.Fprintf(w, "shrunk from %d to %d values (%d candidates tried)\n", d.Original.Size(), d.Minimal.Size(), d.Tried)
 		}
-		fmt.Fprintf(w, "features of request %d: %s\n", d.Seq, strings.Join(d.Features, " "))
+		fmt.Fprintf(w, "reproducer: from request %d, the group's smallest; features of request %d: %s\n", d.Seq, d.Seq, strings.Join(d.Features, " "))
 		req := d.Minimal.Request(fmt.Sprintf("fuzz/%d", d.Seq), o.Index)
 		fmt.Fprintf(w, "\nRequest:\n  %s %s\n", req.Method, req.Path)
 		if req.Body != nil {

@@ -9,18 +9,24 @@ import (
 	"github.com/conform-dev/conform/fixtures"
 )
 
-// Workload turns each group's minimal request into a case, named by its operation: the
-// regression cases a fuzzing run leaves. A search that leaves track_total_hits to its
-// default gets the default's value (10000) written out, because a workload's searches
-// otherwise get the run's setting (true).
+// Workload turns each group's minimal request into a case named as the group is, by what it
+// exercises ("fuzz/terms-agg-brand-size0"), with the operation its report row counts it
+// under: the regression cases a fuzzing run leaves. A group without a name (not from Run)
+// is named op/NNN. A search that leaves track_total_hits to its default gets the default's
+// value (10000) written out, because a workload's searches otherwise get the run's setting
+// (true).
 func Workload(index string, groups []*Group) (*fixtures.Workload, error) {
 	w := &fixtures.Workload{Format: fixtures.WorkloadFormat, Index: index}
 	count := map[string]int{}
 	for _, g := range groups {
 		c := g.Repro.Minimal
 		op := c.Op()
-		kc := fixtures.Case{Name: fmt.Sprintf("%s/%03d", op, count[op]), Op: op, Method: c.Method, Path: c.Path}
-		count[op]++
+		name := g.Name
+		if name == "" {
+			name = fmt.Sprintf("%s/%03d", op, count[op])
+			count[op]++
+		}
+		kc := fixtures.Case{Name: name, Op: op, Method: c.Method, Path: c.Path}
 		if c.Body != nil {
 			b := clone(c.Body)
 			if o, ok := b.(*Object); ok && kc.IsSearch() {

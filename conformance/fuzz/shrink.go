@@ -9,9 +9,9 @@ import (
 	"github.com/conform-dev/conform/conformance"
 )
 
-// Signature is what a shrunk request must keep disagreeing on: the class and the path of the
-// first failing difference, with array positions left out (dropping a clause may move the
-// first wrong hit or bucket, and it is still the same disagreement).
+// Signature is a disagreement's first failing difference: its class and path, with array
+// positions and top-level aggregation names left out. A shrunk request must keep
+// disagreeing in the class (classIn).
 type Signature struct {
 	Class conformance.Class
 	Path  string
@@ -27,11 +27,16 @@ func (s Signature) String() string {
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 // aggNameRE matches a top-level aggregation's name in a path: the shrinker renames
-// aggregations to a0, so the name is not part of a signature.
-var aggNameRE = regexp.MustCompile(`^aggregations\.[^.\[]+`)
+// aggregations to a0, so the name is not part of a signature; nor is a keyed bucket's key
+// (keyedRE), a name the request chose.
+var (
+	aggNameRE = regexp.MustCompile(`^aggregations\.[^.\[]+`)
+	keyedRE   = regexp.MustCompile(`\.buckets\.[^.\[]+`)
+)
 
 func normalize(path string) string {
-	return aggNameRE.ReplaceAllString(indexRE.ReplaceAllString(path, "[]"), "aggregations.*")
+	p := aggNameRE.ReplaceAllString(indexRE.ReplaceAllString(path, "[]"), "aggregations.*")
+	return keyedRE.ReplaceAllString(p, ".buckets.*")
 }
 
 // SignatureOf is the signature of a failing result; ok is false when it passes.
@@ -44,10 +49,13 @@ func SignatureOf(r conformance.Result) (Signature, bool) {
 	return Signature{}, false
 }
 
-// has reports whether any failing difference of r has the signature.
-func (s Signature) in(r conformance.Result) bool {
+// classIn reports whether any failing difference of r has the signature's class: what a
+// shrunk request must keep. The path may move (a page that comes up short fails at
+// hits.hits, a full one at hits.hits[]._id; a filters aggregation at its buckets, a filter
+// aggregation at its doc_count) and it is still the same disagreement.
+func (s Signature) classIn(r conformance.Result) bool {
 	for _, d := range r.Diffs {
-		if d.Fails && d.Class == s.Class && normalize(d.Path) == s.Path {
+		if d.Fails && d.Class == s.Class {
 			return true
 		}
 	}
@@ -65,10 +73,13 @@ type edit func(root any) any
 
 // Edits lists the simplifications of a body, biggest first in tree order: dropping keys
 // (options, clauses, aggregations, bounds), dropping array elements (clauses, sort keys,
-// values), replacing a bool by one of its clauses, simplifying numbers (toward 0, halves, no
-// decimals), narrowing a numeric range to half its width, and cutting a timestamp to its day.
-// keep names the unique sort field, whose sort key is never dropped (the hits would tie), and
-// a search keeps its sort, or its size 0 when it has none, for the same reason.
+// values), replacing a bool by one of its clauses, dropping a sorted search's hits (size 0),
+// writing a sort key with options as {field: direction} and a descending one ascending,
+// simplifying numbers (toward 0, halves, no decimals), narrowing a numeric range to half its
+// width, and cutting a timestamp to its day. keep names the unique sort field, whose sort key
+// is never dropped (the hits would tie), and a search keeps its sort, or its size 0 when it
+// has none, for the same reason. No edit writes a sort key in the bare shorthand ("sku"); a
+// bare one becomes {"sku":"asc"}.
 func Edits(root any, keep string) []edit {
 	var out []edit
 	var walk func(path []step, v any)
@@ -78,8 +89,11 @@ func Edits(root any, keep string) []edit {
 		case *Object:
 			_, sorted := x.Get("sort")
 			sortKey := len(path) == 2 && path[0].key == "sort"
+			// A sort key's last option stays: {"price":{}} is a form of its own, and the
+			// key becomes {"price":"asc"} below instead.
+			lastSortOption := len(path) == 3 && path[0].key == "sort" && x.Len() == 1
 			for _, k := range x.Keys {
-				if sortKey {
+				if sortKey || lastSortOption {
 					break // a sort key's field name stays; its options may go
 				}
 				// A search without a sort ranks by score, and its hits all tie (filter
@@ -109,10 +123,35 @@ func Edits(root any, keep string) []edit {
 					}
 				}
 			}
-			// A sort key with options becomes the bare field name.
-			if len(path) == 2 && path[0].key == "sort" {
-				if f := sortField(x); f != "" {
-					out = append(out, replaceAt(clonePath(path), f))
+			// An aggregation may become one of its sub-aggregations, and a filters
+			// aggregation of one filter a filter aggregation (keeping its sub-aggregations).
+			if n := len(path); n >= 2 && (path[n-2].key == "aggs" || path[n-2].key == "aggregations") {
+				out = append(out, aggEdits(clonePath(path), x)...)
+			}
+			// A sorted search whose disagreement is not in its hits loses them: size 0, no
+			// sort, cursor or from. Aggregation and total disagreements then shrink to one
+			// form whichever way the request asked for hits.
+			if top && sorted {
+				out = append(out, dropHits)
+			}
+			// A sort key with options becomes {field: direction}, and a descending one
+			// ascending: the object form, never the bare field name, which a target may
+			// mishandle on its own (every reproducer would then show that too).
+			if sortKey && x.Len() == 1 {
+				f := x.Keys[0]
+				switch o := x.Vals[0].(type) {
+				case *Object:
+					dir := "asc"
+					if d, ok := o.Get("order"); ok {
+						if s, ok := d.(string); ok {
+							dir = s
+						}
+					}
+					out = append(out, replaceAt(clonePath(path), Obj(f, dir)))
+				case string:
+					if o == "desc" {
+						out = append(out, replaceAt(clonePath(path), Obj(f, "asc")))
+					}
 				}
 			}
 			for i, k := range x.Keys {
@@ -134,6 +173,12 @@ func Edits(root any, keep string) []edit {
 				out = append(out, replaceAt(clonePath(path), s))
 			}
 		case string:
+			// A bare sort key becomes the object form it abbreviates: it stays bare only
+			// when the shorthand is what disagrees.
+			if len(path) == 2 && path[0].key == "sort" {
+				out = append(out, replaceAt(clonePath(path), Obj(x, "asc")))
+				return
+			}
 			if len(x) > 10 && x[4] == '-' && x[7] == '-' && x[10] == 'T' {
 				out = append(out, replaceAt(clonePath(path), x[:10]))
 			}
@@ -144,6 +189,98 @@ func Edits(root any, keep string) []edit {
 }
 
 func clonePath(p []step) []step { return append([]step(nil), p...) }
+
+// shrinkSize is the measure shrinking reduces: the body's values, a bare sort key counting
+// as the object form it abbreviates (so writing it out is no growth). With the edits that
+// keep it (a descending key made ascending, a bare key written out), which never go back,
+// every step is to a smaller or a simpler request, and the search ends.
+func shrinkSize(c *Case) int {
+	n := c.Size()
+	if o, ok := c.Body.(*Object); ok {
+		if s, ok := o.Get("sort"); ok {
+			if keys, ok := s.([]any); ok {
+				for _, k := range keys {
+					if _, bare := k.(string); bare {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// aggEdits are the edits of the aggregation a at path: replacing it by each of its
+// sub-aggregations, and a filters aggregation of one filter by a filter aggregation.
+func aggEdits(path []step, a *Object) []edit {
+	var out []edit
+	for _, k := range []string{"aggs", "aggregations"} {
+		if sub, ok := a.Get(k); ok {
+			if so, ok := sub.(*Object); ok {
+				for i := range so.Keys {
+					out = append(out, hoist(clonePath(path), []step{{key: k, idx: -1}, {key: so.Keys[i], idx: -1}}))
+				}
+			}
+		}
+	}
+	if _, ok := onlyFilter(a); ok {
+		out = append(out, func(root any) any {
+			root = clone(root)
+			old := at(root, path).(*Object)
+			q, _ := onlyFilter(old)
+			nv := Obj("filter", q)
+			for i, k := range old.Keys {
+				if k == "aggs" || k == "aggregations" {
+					nv.Set(k, old.Vals[i])
+				}
+			}
+			return set(root, path, nv)
+		})
+	}
+	return out
+}
+
+// onlyFilter is the one filter of a filters aggregation that has one.
+func onlyFilter(a *Object) (any, bool) {
+	fv, _ := a.Get("filters")
+	fo, _ := fv.(*Object)
+	if fo == nil {
+		return nil, false
+	}
+	fs, _ := fo.Get("filters")
+	switch x := fs.(type) {
+	case *Object:
+		if x.Len() == 1 {
+			return x.Vals[0], true
+		}
+	case []any:
+		if len(x) == 1 {
+			return x[0], true
+		}
+	}
+	return nil, false
+}
+
+// dropHits makes a sorted search a size-0 one: size 0 where size or sort was, and no sort,
+// search_after or from.
+func dropHits(root any) any {
+	b := clone(root).(*Object)
+	out := &Object{}
+	sized := false
+	for i, k := range b.Keys {
+		switch k {
+		case "size", "sort":
+			if !sized {
+				out.Set("size", num(0))
+				sized = true
+			}
+		case "search_after", "from":
+		default:
+			out.Set(k, b.Vals[i])
+		}
+	}
+	return out
+}
 
 // sortField is the field a sort key names.
 func sortField(v any) string {
