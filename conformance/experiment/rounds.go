@@ -5,14 +5,13 @@ import (
 	"math"
 )
 
-// DefaultNativeWeight is the weight given to the natives as controls when Options does not
-// set one. On the log scale a round's response is the variant's mean minus this weight times
-// the natives' mean: 0 would ignore them, 1 would divide by them. Across the drift scenarios
-// of SIMULATION.md (natives sharing none, half or all of the variant's round drift, drift
-// common to the cells, a linear trend) 0.5 loses least power against the best weight of each
-// scenario; when recorded A/A runs give the machine's noise, Noise.NativeWeight computes the
-// weight that minimises the variance instead.
-const DefaultNativeWeight = 0.5
+// By default (Options.NativeWeight nil) the natives' weight as controls is estimated from
+// the data (nativesEstimated): the regression slope of the variant's round effects on the
+// natives', taken within rounds across the cells of a client count and shrunk to 0 without
+// correlation. A fixed weight chosen before the experiment (Noise.NativeWeight from recorded
+// A/A runs) is still possible. SIMULATION.md shows why: a fixed weight of 0.5 moves the
+// natives' own warm-up (a JVM compiling and filling caches over the first rounds) straight
+// into the candidate/baseline ratio and its variance.
 
 // trendFrom is the number of rounds from which each cell's model includes a linear trend in
 // the round index. The ABBA contrast is orthogonal to such a trend, so the estimate does not
@@ -30,12 +29,12 @@ const declarableTarget = 0.05
 func Weight(w float64) *float64 { return &w }
 
 func (o Options) roundMethod() roundModel {
-	m := roundModel{natives: nativesFixed, weight: DefaultNativeWeight, pool: twoStrata, byClient: true, trendFrom: trendFrom}
+	m := roundModel{natives: nativesEstimated, pool: twoStrata, byClient: true, trendFrom: trendFrom}
 	if o.NativeWeight != nil {
-		m.weight = *o.NativeWeight
-	}
-	if m.weight == 0 {
-		m.natives = nativesIgnored
+		m.natives, m.weight = nativesFixed, *o.NativeWeight
+		if m.weight == 0 {
+			m.natives = nativesIgnored
+		}
 	}
 	return m
 }
@@ -53,6 +52,9 @@ func Method(opts Options) string {
 		natives = fmt.Sprintf("each round adjusted by the native engines measured in it (minus %.2g times their mean log p50)", m.weight)
 	case nativesFitted:
 		natives = "each round adjusted by the native engines measured in it (slope fitted per group)"
+	case nativesEstimated:
+		natives = "each round adjusted by the native engines measured in it, minus b times their mean log p50, " +
+			"b estimated per client count from the cells' own round deviations (CUPED-style regression, shrunk by max(0, 1-1/t^2), within [0, 1]: 0 without correlation)"
 	}
 	trend := ""
 	if m.trendFrom > 0 {
