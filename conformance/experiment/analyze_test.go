@@ -156,7 +156,7 @@ func TestLabTableUnderHeavyNoiseIsNotAdopted(t *testing.T) {
 	}
 	found := false
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "only changes beyond") && strings.Contains(w, "rounds would be needed") {
+		if strings.Contains(w, "smallest change a cell can declare") && strings.Contains(w, "rounds would be needed") {
 			found = true
 		}
 	}
