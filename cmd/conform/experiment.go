@@ -51,7 +51,10 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
 	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
-	nativeWeight := fs.Float64("native-weight", experiment.DefaultNativeWeight, "weight of the natives as controls (0 ignores them); choose it before the experiment, e.g. from recorded A/A runs")
+	nativeWeight := fs.Float64("native-weight", -1, "a fixed `WEIGHT` in [0, 1] for the natives as controls (0 ignores them), chosen before the experiment, e.g. from recorded A/A runs; by default (-1) it is estimated from the data")
+	warmMax := fs.Int("warm-max", runner.DefaultWarmMaxPasses, "warm every target to a steady state before round 1: at most `N` passes (0: no warm-up)")
+	warmTolerance := fs.Float64("warm-tolerance", runner.DefaultWarmTolerance, "warm-up: the agreement (a fraction) consecutive passes' p50s must reach")
+	warmWindow := fs.Int("warm-window", 0, "warm-up: requests per cell per pass (default: --requests)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (rounds, order, interleaving, measured responses) and exit")
 	aaOut := fs.String("aa", "", "also write the trial p50s of every target, cell and round as an A/A record to `FILE` (conform-aa/1), for measuring this lab's noise")
 	var tf targetFlags
@@ -78,8 +81,15 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if *rounds < 4 || *rounds%4 != 0 {
 		return usageErr("--rounds must be a positive multiple of 4 (whole ABBA blocks), not %d", *rounds)
 	}
-	if *threshold <= 0 || *alpha <= 0 || *alpha >= 1 || *nativeWeight < 0 {
-		return usageErr("--threshold must be positive, --alpha in (0, 1) and --native-weight non-negative")
+	if *threshold <= 0 || *alpha <= 0 || *alpha >= 1 || *nativeWeight > 1 || (*nativeWeight < 0 && *nativeWeight != -1) {
+		return usageErr("--threshold must be positive, --alpha in (0, 1) and --native-weight in [0, 1] (or -1 to estimate it)")
+	}
+	if *warmMax < 0 || *warmTolerance <= 0 || *warmWindow < 0 {
+		return usageErr("--warm-max and --warm-window must not be negative and --warm-tolerance must be positive")
+	}
+	opts := experiment.Options{Alpha: *alpha, Threshold: *threshold}
+	if *nativeWeight >= 0 {
+		opts.NativeWeight = experiment.Weight(*nativeWeight)
 	}
 	topts, err := tf.options(e)
 	if err != nil {
@@ -110,6 +120,8 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	x := &runner.Experiment{
 		Settings: settings, Order: experiment.ABBA(*rounds / 4), ReadyTimeout: *readyTimeout,
 		Baseline: runner.Variant{Label: base.Name, Target: base}, Candidate: runner.Variant{Label: cand.Name, Target: cand}, Natives: ns,
+		Warm: runner.WarmRule{MaxPasses: *warmMax, Tolerance: *warmTolerance, Window: *warmWindow},
+		Say:  func(s string) { fmt.Fprintf(e.stderr, "experiment: %s\n", s) },
 	}
 	if *dryRun {
 		mode := "two URLs"
@@ -157,7 +169,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		prog.Event(ev)
 	}
 	started := time.Now().UTC()
-	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.MeasuredResponses())
+	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.PlannedResponses())
 	done, runErr := x.Execute(ctx)
 	prog.Done()
 	if len(done) == 0 {
@@ -166,12 +178,13 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		}
 		return infra(runErr)
 	}
-	rep, recorded, err := x.Report(done, runErr, experiment.Options{Alpha: *alpha, Threshold: *threshold, NativeWeight: experiment.Weight(*nativeWeight)})
+	rep, recorded, err := x.Report(done, runErr, opts)
 	if err != nil {
 		return infra(err)
 	}
 	man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
 	man.Rounds = recorded
+	man.WarmUps = x.WarmUps()
 	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}

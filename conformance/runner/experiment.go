@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -47,7 +48,25 @@ type Experiment struct {
 	Now      func() time.Time
 	// Sleep waits between readiness attempts (default time.Sleep, interruptible by ctx).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Warm is the warm-up to a steady state before round 1 (and after every switch, for the
+	// switched-in variant); its zero value warms nothing.
+	Warm WarmRule
+	// Say, when set, hears what the experiment is waiting for and doing between rounds: the
+	// readiness it awaits (with the last reason a target was not ready), the warm-up passes.
+	Say func(string)
+
+	// warmUps are the warm-ups run so far, for the report and the manifest.
+	warmUps []report.WarmUp
 }
+
+func (x *Experiment) say(s string) {
+	if x.Say != nil {
+		x.Say(s)
+	}
+}
+
+// WarmUps returns the warm-ups Execute ran, in order.
+func (x *Experiment) WarmUps() []report.WarmUp { return x.warmUps }
 
 // RoundResult is one round: which variant it measured and the run's results.
 type RoundResult struct {
@@ -63,9 +82,9 @@ type RoundResult struct {
 	Samples map[[3]any][]time.Duration
 }
 
-// MeasuredResponses is the number of measured (timed or failed) requests an experiment
+// PlannedResponses is the number of measured (timed or failed) requests an experiment
 // plans: rounds x (variant + natives) x operations x concurrency levels x trials x requests.
-func (x *Experiment) MeasuredResponses() int {
+func (x *Experiment) PlannedResponses() int {
 	s := x.Settings
 	return len(x.Order) * (1 + len(x.Natives)) * len(s.Ops) * len(s.Clients) * s.Trials * s.Requests
 }
@@ -90,21 +109,48 @@ func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
 	}
 	var rounds []RoundResult
 	current := ""
+	x.warmUps = nil
 	for i, v := range x.Order {
 		round := i + 1
 		va := x.variant(v)
 		rr := RoundResult{Round: round, Variant: v, Label: va.Label, Started: now().UTC()}
+		switched := false
 		if x.Switch != nil && va.Label != current {
 			out, err := x.Switch(ctx, va.Label)
 			rr.Switch = out
 			if err != nil {
 				return rounds, fmt.Errorf("round %d: switching to %s: %w", round, va.Label, err)
 			}
-			current = va.Label
+			current, switched = va.Label, true
 		}
 		targets := append([]*target.Target{named(va.Target, va.Label)}, x.Natives...)
+		// Before round 1 every target is warmed: in the two-URL mode both variants and the
+		// natives; in the switched mode the variant being served and the natives, and after
+		// every later switch the variant switched in (a restart is cold again).
+		var warm []*target.Target
+		switch {
+		case i == 0 && x.Switch == nil:
+			warm = append([]*target.Target{named(x.Baseline.Target, x.Baseline.Label), named(x.Candidate.Target, x.Candidate.Label)}, x.Natives...)
+		case i == 0:
+			warm = targets
+		case switched:
+			warm = targets[:1]
+		}
 		if err := x.awaitReady(ctx, targets); err != nil {
 			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
+		}
+		if len(warm) > 0 && x.Warm.MaxPasses > 0 {
+			if i == 0 && x.Switch == nil {
+				if err := x.awaitReady(ctx, warm); err != nil {
+					return rounds, fmt.Errorf("before round 1: %w", err)
+				}
+			}
+			x.say(fmt.Sprintf("warming %s before round %d: %s", targetNames(warm), round, x.Warm.withDefaults(x.Settings)))
+			w, err := x.warmUp(ctx, warm, round)
+			x.warmUps = append(x.warmUps, w)
+			if err != nil {
+				return rounds, fmt.Errorf("before round %d: %w", round, err)
+			}
 		}
 		run := &Run{
 			Settings: x.Settings, Suite: x.Suite, Targets: targets, Ready: x.Ready, Now: x.Now,
@@ -165,8 +211,10 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			}
 		}
 	}
-	deadline := time.Now().Add(x.ReadyTimeout)
+	start := time.Now()
+	deadline := start.Add(x.ReadyTimeout)
 	wait := 200 * time.Millisecond
+	said, lastSaid := "", time.Time{}
 	for {
 		var lastErr error
 		for _, t := range ts {
@@ -176,6 +224,9 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			}
 		}
 		if lastErr == nil {
+			if said != "" {
+				x.say(fmt.Sprintf("%s ready after %s", targetNames(ts), time.Since(start).Round(100*time.Millisecond)))
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -184,11 +235,25 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 		if time.Now().Add(wait).After(deadline) {
 			return fmt.Errorf("%w (gave up after %s)", lastErr, x.ReadyTimeout)
 		}
+		// Say what it waits for at once, then when the reason changes or every 10 s, so a
+		// closed port is not two minutes of silence.
+		if msg := lastErr.Error(); msg != said || time.Since(lastSaid) >= 10*time.Second {
+			x.say(fmt.Sprintf("waiting up to %s for %s to be ready (%s so far): %s", x.ReadyTimeout, targetNames(ts), time.Since(start).Round(time.Second), msg))
+			said, lastSaid = msg, time.Now()
+		}
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
+}
+
+func targetNames(ts []*target.Target) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // Input turns finished rounds into the experiment analysis's input: per cell, each round's
@@ -283,9 +348,15 @@ func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Opt
 	}
 	if runErr != nil {
 		merged.Complete, merged.Incomplete = false, runErr.Error()
+		analysis.MarkIncomplete(runErr.Error(), len(x.Order))
 	}
+	measured := 0
+	for _, c := range merged.Cells {
+		measured += c.Passed + c.Failed
+	}
+	analysis.Warnings = append(analysis.Warnings, WarmUpWarnings(x.warmUps)...)
 	rep = &report.Experiment{Results: merged, Baseline: x.Baseline.Label, Candidate: x.Candidate.Label, Natives: natives,
-		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
+		Analysis: analysis, PlannedResponses: x.PlannedResponses(), MeasuredResponses: measured, WarmUps: x.warmUps}
 	rep.Rounds, recorded = ReportRounds(rounds)
 	return rep, recorded, nil
 }

@@ -70,7 +70,7 @@ func (x *Experiment) WritePlan(w io.Writer, mode string) {
 	}
 	perRound := (1 + len(x.Natives)) * steps * s.Requests
 	fmt.Fprintf(w, "\nMeasured responses: %d rounds x %d targets x %d operations x %d concurrency levels x %d trials x %d requests = %d (%d per round), plus %d warmup requests\n",
-		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.MeasuredResponses(), perRound,
+		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.PlannedResponses(), perRound,
 		len(x.Order)*(1+len(x.Natives))*steps*s.Warmup)
 }
 
