@@ -135,3 +135,22 @@ func TestExperimentSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("stderr does not say what it waits for:\n%s", errOut)
 	}
 }
+
+// A sequential experiment looks after every ABBA block, says so, and states its looks and
+// alpha in the method line; it runs at most --max-rounds.
+func TestExperimentSequential(t *testing.T) {
+	code, dir, out, errOut := smallExperiment(t, nil, "--sequential", "--max-rounds", "8", "--warm-max", "0")
+	if code == exitUsage {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "look 1 of at most 2 (alpha 0.0") {
+		t.Errorf("stderr does not tell the first look:\n%s", errOut)
+	}
+	v := readVerdict(t, dir)
+	if n := len(v.Rounds); n != 4 && n != 8 {
+		t.Errorf("%d rounds, want 4 or 8", n)
+	}
+	if !strings.Contains(v.Method, "sequential: looks after every ABBA block up to 8 rounds") || v.PlannedResponses != 8*2*2*1*3*60 {
+		t.Errorf("method %q, planned %d", v.Method, v.PlannedResponses)
+	}
+}

@@ -140,3 +140,31 @@ func TestPerCellDeclarable(t *testing.T) {
 		t.Errorf("rounds report %.4f-%.4f, cells %.4f-%.4f", res.Rounds.MinDeclarableBest, res.Rounds.MinDeclarable, lo, hi)
 	}
 }
+
+// TestProjectPower: at the colleague's noise the four-round lab plan cannot declare 5% in
+// every cell but 12 rounds come close, and the projection says how many rounds 5% needs;
+// more rounds never project a larger smallest change.
+func TestProjectPower(t *testing.T) {
+	keys := make([]CellKey, 10)
+	for i := range keys {
+		keys[i] = simCellKey(i)
+	}
+	p4, err := ProjectPower(Plan{Keys: keys, Rounds: 4, Trials: 3, Natives: 2, Change: 0.05}, ColleagueNoise, 100, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p12, err := ProjectPower(Plan{Keys: keys, Rounds: 12, Trials: 3, Natives: 2, Change: 0.05}, ColleagueNoise, 100, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("4 rounds:\n%s12 rounds:\n%s", p4, p12)
+	if !(p4.MinDeclarable > 0.05) || !(p12.MinDeclarable < p4.MinDeclarable) || p4.RoundsFor <= 4 {
+		t.Errorf("4 rounds: declarable %.3f, rounds for 5%% %d; 12 rounds: %.3f", p4.MinDeclarable, p4.RoundsFor, p12.MinDeclarable)
+	}
+	if !(p12.AllCells > p4.AllCells) {
+		t.Errorf("power at 5%% everywhere: 4 rounds %.2f, 12 rounds %.2f", p4.AllCells, p12.AllCells)
+	}
+	if _, err := ProjectPower(Plan{Keys: keys, Rounds: 6, Trials: 3, Change: 0.05}, ColleagueNoise, 10, 1); err == nil {
+		t.Error("6 rounds projected")
+	}
+}

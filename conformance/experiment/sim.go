@@ -62,6 +62,9 @@ type SimConfig struct {
 	// CellScale[i] multiplies cell i's noise and drift (1 when missing or zero), for cells
 	// noisier than others.
 	CellScale []float64
+	// Keys names the cells (the lab's five operations at 1 and 8 clients when nil); when
+	// given, Cells is its length. The client counts decide the pooling groups.
+	Keys []CellKey
 	// Experiments to simulate (1000 when zero) from Seed.
 	Experiments int
 	Seed        uint64
@@ -133,6 +136,9 @@ func (cfg SimConfig) withDefaults() SimConfig {
 	if cfg.Trials == 0 {
 		cfg.Trials = 3
 	}
+	if cfg.Keys != nil {
+		cfg.Cells = len(cfg.Keys)
+	}
 	if cfg.Cells == 0 {
 		cfg.Cells = 10
 	}
@@ -192,7 +198,11 @@ func simulateOne(rng *rand.Rand, cfg SimConfig) Input {
 			scale = cfg.CellScale[c]
 		}
 		level := math.Log(float64(labLevels[c%len(labLevels)]))
-		cell := Cell{Key: simCellKey(c), Rounds: make([]Round, R)}
+		key := simCellKey(c)
+		if cfg.Keys != nil {
+			key = cfg.Keys[c]
+		}
+		cell := Cell{Key: key, Rounds: make([]Round, R)}
 		for r, v := range cfg.Order {
 			shared := sd(n.NativeShare*(1-n.CellShare)) * rng.NormFloat64()
 			round := Round{Variant: v}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +308,46 @@ func TestSimulatedNativeWarmup(t *testing.T) {
 	}
 	if got := fixedPower.Rate(fixedPower.Verdicts[Reject]); got > 0.3 {
 		t.Errorf("fixed weight 0.5 under the natives' warm-up: 10%% slower everywhere rejected %.1f%%; the simulation should show it blinded", 100*got)
+	}
+}
+
+// TestSimulatedSequential: the sequential plan (looks after every ABBA block up to 6 blocks,
+// Pocock-type alpha spending) keeps A/A rejections at or under 5% under the colleague's noise
+// and the natives' warm-up, and finds a 10% slowdown of every cell in fewer rounds than the
+// maximum.
+func TestSimulatedSequential(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
+	seq := Sequential{MaxBlocks: 6}
+	var total float64
+	for k := 1; k <= seq.MaxBlocks; k++ {
+		total += seq.AlphaAt(k)
+	}
+	if math.Abs(total-DefaultAlpha) > 1e-12 {
+		t.Errorf("alpha spent over the looks %.6f, want %.2f", total, DefaultAlpha)
+	}
+	all := make([]float64, 10)
+	for i := range all {
+		all[i] = 1.10
+	}
+	for i, sc := range []scenario{scenarios[0], scenarios[4], {"natives warming up", jitNoise, nil}} {
+		aa, err := SimulateSequential(SimConfig{Noise: sc.noise, Experiments: n, Seed: uint64(500 + i)}, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, err := SimulateSequential(SimConfig{Noise: sc.noise, Effects: all, Experiments: n / 2, Seed: uint64(600 + i)}, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-50s A/A reject %.1f%% (any cell %.1f%%, mean %.1f rounds); 10%% slower everywhere rejected %.1f%% (mean %.1f rounds)",
+			sc.name, 100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds, 100*pw.Rate(pw.Verdicts[Reject]), pw.MeanRounds)
+		if got := aa.Rate(aa.Verdicts[Reject]); got > 0.05 {
+			t.Errorf("%s: sequential A/A rejected %.1f%%, want at most 5%%", sc.name, 100*got)
+		}
+		if got := pw.Rate(pw.Verdicts[Reject]); got < 0.9 || pw.MeanRounds >= float64(4*seq.MaxBlocks) {
+			t.Errorf("%s: sequential, 10%% slower everywhere: rejected %.1f%% after %.1f rounds on average; want at least 90%%, before the maximum", sc.name, 100*got, pw.MeanRounds)
+		}
 	}
 }

@@ -55,8 +55,21 @@ type Experiment struct {
 	// readiness it awaits (with the last reason a target was not ready), the warm-up passes.
 	Say func(string)
 
-	// warmUps are the warm-ups run so far, for the report and the manifest.
+	// Sequential, when set, makes Execute look at the data after every ABBA block (Order
+	// holds its MaxBlocks blocks) with LookOptions at that look's alpha, and stop as soon as
+	// Sequential.Stop allows; Report then analyses at the last look's alpha.
+	Sequential  *experiment.Sequential
+	LookOptions experiment.Options
+
+	// warmUps are the warm-ups run so far, for the report and the manifest; looks the
+	// sequential looks (block, reason).
 	warmUps []report.WarmUp
+	looks   []look
+}
+
+type look struct {
+	block int
+	why   string
 }
 
 func (x *Experiment) say(s string) {
@@ -180,8 +193,43 @@ func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
 		if err != nil {
 			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
 		}
+		if x.Sequential != nil && round%4 == 0 {
+			stop, err := x.look(rounds, round/4)
+			if err != nil {
+				return rounds, err
+			}
+			if stop {
+				return rounds, nil
+			}
+		}
 	}
 	return rounds, nil
+}
+
+// look analyses the rounds after block k at that look's alpha and says whether to stop.
+func (x *Experiment) look(rounds []RoundResult, k int) (bool, error) {
+	o := x.LookOptions
+	o.Alpha = x.Sequential.AlphaAt(k)
+	a, err := experiment.Analyze(Input(rounds, x.nativeNames()), o)
+	if err != nil {
+		return false, fmt.Errorf("look after round %d: %w", 4*k, err)
+	}
+	stop, why := x.Sequential.Stop(a, k)
+	x.looks = append(x.looks, look{block: k, why: why})
+	next := "stop"
+	if !stop {
+		next = "another ABBA block"
+	}
+	x.say(fmt.Sprintf("look %d of at most %d (alpha %.4g): %s; %s", k, x.Sequential.MaxBlocks, o.Alpha, why, next))
+	return stop, nil
+}
+
+func (x *Experiment) nativeNames() []string {
+	natives := make([]string, len(x.Natives))
+	for i, n := range x.Natives {
+		natives[i] = n.Name
+	}
+	return natives
 }
 
 // named returns a copy of t under another name (the variant's label).
@@ -334,13 +382,27 @@ func ReportRounds(rounds []RoundResult) (listed []report.RoundInfo, recorded []r
 // plan's measured responses and the rounds as the report lists them. recorded is the rounds
 // as the manifest records them (ReportRounds).
 func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Options) (rep *report.Experiment, recorded []report.Round, err error) {
-	natives := make([]string, len(x.Natives))
-	for i, n := range x.Natives {
-		natives[i] = n.Name
+	natives := x.nativeNames()
+	var last *look
+	if x.Sequential != nil && len(x.looks) > 0 {
+		last = &x.looks[len(x.looks)-1]
+		if last.block == len(rounds)/4 {
+			o.Alpha = x.Sequential.AlphaAt(last.block)
+		} else {
+			last = nil // stopped between looks: analysed at the next look's alpha
+			o.Alpha = x.Sequential.AlphaAt(len(rounds)/4 + 1)
+		}
 	}
 	analysis, err := experiment.Analyze(Input(rounds, natives), o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("analysing the experiment: %w", err)
+	}
+	if x.Sequential != nil {
+		analysis.Method += fmt.Sprintf("; sequential: looks after every ABBA block up to %d rounds, this one after %d rounds at alpha %.4g (%s; family-wise error at most %.2g over all looks)",
+			4*x.Sequential.MaxBlocks, len(rounds), o.Alpha, experiment.Spending, x.Sequential.Alpha)
+		if last != nil {
+			analysis.Reasons = append(analysis.Reasons, "sequential: stopped because "+last.why)
+		}
 	}
 	merged, err := Merge(rounds)
 	if err != nil {
