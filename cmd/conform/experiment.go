@@ -38,8 +38,8 @@ rounds merged), manifest.json (every round) and rounds/round-N/ with each round'
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
 (interleaved as a round interleaves them, checked, never timed into the results) until each
-target's p50 agrees within --warm-tolerance over 3 consecutive passes, at most --warm-max
-passes; the curves are in manifest.json and report.html, and a target still unsteady at the
+target's p50 stops falling (2 consecutive passes none more than --warm-tolerance below the
+best pass before them), at most --warm-max passes; the curves are in manifest.json and report.html, and a target still unsteady at the
 cap is named. The natives' weight as controls is estimated from the data unless
 --native-weight fixes it; the report gives each native's drift from round 1 to the last.
 
@@ -75,7 +75,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
 	nativeWeight := fs.Float64("native-weight", -1, "a fixed `WEIGHT` in [0, 1] for the natives as controls (0 ignores them), chosen before the experiment, e.g. from recorded A/A runs; by default (-1) it is estimated from the data")
 	warmMax := fs.Int("warm-max", runner.DefaultWarmMaxPasses, "warm every target to a steady state before round 1: at most `N` passes (0: no warm-up)")
-	warmTolerance := fs.Float64("warm-tolerance", runner.DefaultWarmTolerance, "warm-up: the agreement (a fraction) consecutive passes' p50s must reach")
+	warmTolerance := fs.Float64("warm-tolerance", runner.DefaultWarmTolerance, "warm-up: a pass more than this fraction below the best pass before it means the target is still warming")
 	warmWindow := fs.Int("warm-window", 0, "warm-up: requests per cell per pass (default: --requests)")
 	dryRun := fs.Bool("dry-run", false, "print the plan (rounds, order, interleaving, measured responses) and exit; with --aa or --pilot, what the plan can declare")
 	aaOut := fs.String("aa", "", "also write the trial p50s of every target, cell and round as an A/A record to `FILE` (conform-aa/1), for measuring this lab's noise; with --dry-run, read the noise from it")

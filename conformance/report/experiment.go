@@ -456,8 +456,8 @@ func warmUpSummary(w WarmUp, t WarmTarget) string {
 
 func writeWarmUpsMarkdown(b *bytes.Buffer, ws []WarmUp) {
 	for _, w := range ws {
-		fmt.Fprintf(b, "## Warm-up before round %d\n\nPasses of %d requests per cell until each target's p50 agrees within %.0f%% over %d consecutive passes, at most %d passes (%s).\n\n| Target | Warm-up | p50 per pass (ms) |\n|---|---|---|\n",
-			w.BeforeRound, w.Window, 100*w.Tolerance, w.Stable, w.MaxPasses, w.Elapsed.Round(time.Second))
+		fmt.Fprintf(b, "## Warm-up before round %d\n\nPasses of %d requests per cell until each target's p50 stops falling (%d consecutive passes none more than %.0f%% below the best before them), at most %d passes (%s).\n\n| Target | Warm-up | p50 per pass (ms) |\n|---|---|---|\n",
+			w.BeforeRound, w.Window, w.Stable-1, 100*w.Tolerance, w.MaxPasses, w.Elapsed.Round(time.Second))
 		for _, t := range w.Targets {
 			curve := make([]string, len(t.P50Ms))
 			for i, v := range t.P50Ms {
@@ -474,8 +474,8 @@ func writeWarmUpsMarkdown(b *bytes.Buffer, ws []WarmUp) {
 // show.
 func writeWarmUpsHTML(b *bytes.Buffer, ws []WarmUp) {
 	for _, w := range ws {
-		fmt.Fprintf(b, "<h2>Warm-up before round %d</h2>\n<p>Passes of %d requests per cell until each target's p50 agrees within %.0f%% over %d consecutive passes, at most %d passes.</p>\n",
-			w.BeforeRound, w.Window, 100*w.Tolerance, w.Stable, w.MaxPasses)
+		fmt.Fprintf(b, "<h2>Warm-up before round %d</h2>\n<p>Passes of %d requests per cell until each target's p50 stops falling (%d consecutive passes none more than %.0f%% below the best before them), at most %d passes.</p>\n",
+			w.BeforeRound, w.Window, w.Stable-1, 100*w.Tolerance, w.MaxPasses)
 		lo, hi, passes := math.Inf(1), 0.0, 0
 		for _, t := range w.Targets {
 			passes = max(passes, len(t.P50Ms))

@@ -179,9 +179,9 @@ type WarmUp struct {
 	// BeforeRound is the round the warm-up preceded (1, or a round after a switch).
 	BeforeRound int `json:"before_round"`
 	// Rule: each pass sends Window requests per cell (operation x clients) to every target;
-	// a target is steady once the geometric mean over cells of its p50 in each of the last
-	// Stable passes lies within Tolerance of the others (max/min-1); warm-up ends when every
-	// target is steady or after MaxPasses passes.
+	// a target is steady once the geometric mean over cells of its p50 has stopped falling:
+	// none of the last Stable-1 passes is more than Tolerance below the best pass before
+	// them. Warm-up ends when every target is steady or after MaxPasses passes.
 	Window    int           `json:"window"`
 	Tolerance float64       `json:"tolerance"`
 	Stable    int           `json:"stable"`
