@@ -48,8 +48,13 @@ type row struct {
 
 func simulateRow(t testing.TB, sc scenario, order []Variant, m method, n int, seed uint64) row {
 	t.Helper()
+	return simulateRowTrials(t, sc, order, 3, m, n, seed)
+}
+
+func simulateRowTrials(t testing.TB, sc scenario, order []Variant, trials int, m method, n int, seed uint64) row {
+	t.Helper()
 	run := func(effects []float64) SimResult {
-		r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Order: order, Effects: effects,
+		r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Order: order, Effects: effects, Trials: trials,
 			Experiments: n, Seed: seed, Options: Options{method: m}})
 		if err != nil {
 			t.Fatal(err)
@@ -349,5 +354,56 @@ func TestSimulatedSequential(t *testing.T) {
 		if got := pw.Rate(pw.Verdicts[Reject]); got < 0.9 || pw.MeanRounds >= float64(4*seq.MaxBlocks) {
 			t.Errorf("%s: sequential, 10%% slower everywhere: rejected %.1f%% after %.1f rounds on average; want at least 90%%, before the maximum", sc.name, 100*got, pw.MeanRounds)
 		}
+	}
+}
+
+// TestSimulationTableEstimated prints SIMULATION.md's tables for the estimated natives'
+// weight, the shape of the rounds and the sequential plan. Run it with
+//
+//	go test ./conformance/experiment -run TestSimulationTableEstimated -sim -simN 1000 -v
+func TestSimulationTableEstimated(t *testing.T) {
+	if !*simTable {
+		t.Skip("run with -sim to print the simulation tables")
+	}
+	out := io.Writer(os.Stdout)
+	n := *simN
+	fmt.Fprintf(out, "Experiments per cell of the tables: %d. Seeds fixed. 10 cells, 2 natives; percentages.\n\n", n)
+	fixed := Options{NativeWeight: Weight(0.5)}.withDefaults().method
+	est := chosen()
+	fmt.Fprintf(out, "### Natives' weight: fixed 0.5 against estimated, 4 rounds of 3 trials\n\n")
+	fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "noise model, weight", 1))
+	for i, sc := range scenarios {
+		fmt.Fprintln(out, simulateRow(t, sc, ABBA(1), fixed, n, uint64(4000+i)).markdown(sc.name+", fixed 0.5"))
+		fmt.Fprintln(out, simulateRow(t, sc, ABBA(1), est, n, uint64(4000+i)).markdown(sc.name+", **estimated**"))
+	}
+	fmt.Fprintf(out, "\n### The same budget in more, shorter rounds (estimated weight): 4 rounds x 3 trials against 12 rounds x 1 trial\n\n")
+	fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "noise model, rounds x trials", 1))
+	for i, sc := range scenarios {
+		fmt.Fprintln(out, simulateRow(t, sc, ABBA(1), est, n, uint64(5000+i)).markdown(sc.name+", 4 x 3"))
+		fmt.Fprintln(out, simulateRowTrials(t, sc, ABBA(3), 1, est, n, uint64(5000+i)).markdown(sc.name+", 12 x 1"))
+	}
+	fmt.Fprintf(out, "\n### Sequential: looks after every block of 4 rounds of 1 trial, at most 24 rounds (estimated weight)\n\n")
+	fmt.Fprintf(out, "| noise model | A/A reject %% | A/A any cell significant %% | A/A mean rounds | 10%% slower, all cells: reject %% | mean rounds | 10%% slower, one cell: named %% | mean rounds | 5%% slower, all cells: reject %% | mean rounds |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	seq := Sequential{MaxBlocks: 6}
+	all := func(e float64) []float64 {
+		out := make([]float64, 10)
+		for i := range out {
+			out[i] = e
+		}
+		return out
+	}
+	for i, sc := range scenarios {
+		run := func(effects []float64, s uint64) SequentialResult {
+			r, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: effects, Experiments: n, Seed: s}, seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		aa, a10, o10, a05 := run(nil, uint64(6000+i)), run(all(1.10), uint64(6100+i)), run([]float64{1.10}, uint64(6200+i)), run(all(1.05), uint64(6300+i))
+		fmt.Fprintf(out, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sc.name,
+			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
+			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[0]), o10.MeanRounds,
+			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
 	}
 }
