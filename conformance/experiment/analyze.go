@@ -161,7 +161,9 @@ type Result struct {
 	Rounds RoundsReport
 	// NativeWeights is, per client count, the weight b the natives entered with (estimated
 	// from the data by default, see Method): 0 means they were not used.
-	NativeWeights map[int]float64
+	// NativeWeightsCommon holds, from 8 rounds on, the estimated weight of the round effect
+	// common to the cells of a client count, which then has its own.
+	NativeWeights, NativeWeightsCommon map[int]float64
 	// Warnings are caveats a user can act on.
 	Warnings []string
 }
@@ -229,6 +231,12 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 		}
 		if _, ok := res.NativeWeights[c.Key.Clients]; !ok || t.ok {
 			res.NativeWeights[c.Key.Clients] = t.beta
+			if !math.IsNaN(t.betaCommon) && t.ok {
+				if res.NativeWeightsCommon == nil {
+					res.NativeWeightsCommon = map[int]float64{}
+				}
+				res.NativeWeightsCommon[c.Key.Clients] = t.betaCommon
+			}
 		}
 	}
 	if describe {
@@ -493,6 +501,10 @@ func (r *Result) NativeWeightsText() string {
 		unit := "clients"
 		if n == 1 {
 			unit = "client"
+		}
+		if bc, ok := r.NativeWeightsCommon[n]; ok {
+			parts = append(parts, fmt.Sprintf("%.2f within rounds and %.2f for the common round effect at %d %s", r.NativeWeights[n], bc, n, unit))
+			continue
 		}
 		parts = append(parts, fmt.Sprintf("%.2f at %d %s", r.NativeWeights[n], n, unit))
 	}

@@ -15,10 +15,11 @@ type cellTest struct {
 	est, se, df float64
 	lo, hi      float64
 	p           float64
-	// beta is the natives' weight the cell's estimate used (fixed or estimated).
-	beta float64
-	ok   bool
-	note string
+	// beta is the natives' weight the cell's estimate used (fixed or estimated); betaCommon
+	// the weight of the round effect common to the cells when it has its own, else NaN.
+	beta, betaCommon float64
+	ok               bool
+	note             string
 }
 
 // method is a per-cell test over an experiment. The analysis uses roundModel with the
@@ -232,12 +233,35 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 		beta, shrink, sxx = devSlope(ey, ex, P)
 		lostDF, betaVar = 1, shrink*shrink
 	}
+	// From enough rounds on, an estimated weight gets a second slope for the round effect
+	// common to the group's cells (machine drift, a trend the natives share), fitted on the
+	// cells' mean residuals and shrunk the same way; it costs the common stratum a degree of
+	// freedom, which below commonSlopeDF is dearer than what it buys.
+	commonSlope := use == nativesEstimated && m.pool == twoStrata && L >= 2 && float64(R)-P-1 >= commonSlopeDF
+	var cx []float64
+	var bc, shrinkC, sxxC, mdx float64
+	if commonSlope {
+		cy := make([]float64, R)
+		cx = make([]float64, R)
+		for i := range live {
+			for r := range R {
+				cy[r] += ey[i][r] / float64(L)
+				cx[r] += ex[i][r] / float64(L)
+			}
+			mdx += dx[i] / float64(L)
+		}
+		bc, shrinkC, sxxC = shrunkSlope(cy, cx, float64(R)-P-1)
+	}
 	e := make([][]float64, L)
 	for i := range live {
 		e[i] = slices.Clone(ey[i])
 		if use != nativesIgnored {
 			for r := range R {
-				e[i][r] -= beta * ex[i][r]
+				if commonSlope {
+					e[i][r] -= bc*cx[r] + beta*(ex[i][r]-cx[r])
+				} else {
+					e[i][r] -= beta * ex[i][r]
+				}
 			}
 		}
 	}
@@ -299,6 +323,9 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			}
 		}
 		dfCommon := float64(R) - P
+		if commonSlope {
+			dfCommon--
+		}
 		dfDev := (fl-1)*(float64(R)-P) - lostDF
 		if dfCommon > 0 && dfDev > 0 {
 			msCommon, msDev := ssCommon/dfCommon, ssDev/dfDev
@@ -307,15 +334,25 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			df := s2 * s2 / (a*a/dfCommon + b*b/dfDev)
 			for i := range live {
 				variance[i], dfs[i] = s2*k, df
+				own := dx[i]
+				if commonSlope {
+					own -= mdx
+					if sxxC > 0 {
+						variance[i] += shrinkC * shrinkC * a * mdx * mdx / sxxC
+					}
+				}
 				if lostDF > 0 && sxx > 0 {
-					variance[i] += betaVar * msDev * dx[i] * dx[i] / sxx
+					variance[i] += betaVar * msDev * own * own / sxx
 				}
 			}
 		}
 	}
 	for i, c := range live {
 		est := dy[i]
-		if use != nativesIgnored {
+		switch {
+		case commonSlope:
+			est -= bc*mdx + beta*(dx[i]-mdx)
+		case use != nativesIgnored:
 			est -= beta * dx[i]
 		}
 		if use == nativesIgnored {
@@ -326,8 +363,37 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			out[c].est, out[c].beta = est, beta
 			continue
 		}
-		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], beta: beta, ok: true}
+		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], beta: beta, betaCommon: math.NaN(), ok: true}
+		if commonSlope {
+			out[c].betaCommon = bc
+		}
 	}
+}
+
+// commonSlopeDF is the fewest degrees of freedom the common stratum must keep after its own
+// slope: 4, so from 8 rounds (with the trend term) on.
+const commonSlopeDF = 4
+
+// shrunkSlope fits y = b*x by least squares (no intercept: both are residuals) with df
+// residual degrees of freedom and returns b*max(0, 1-1/t^2) clamped to [0, 1], the shrinkage
+// and the sum of squares of x.
+func shrunkSlope(y, x []float64, df float64) (beta, shrink, sxx float64) {
+	var sxy, syy float64
+	for r := range y {
+		sxy += x[r] * y[r]
+		sxx += x[r] * x[r]
+		syy += y[r] * y[r]
+	}
+	if !(sxx > 0) || df <= 0 {
+		return 0, 0, sxx
+	}
+	b := sxy / sxx
+	s2 := (syy - b*sxy) / df
+	if !(s2 > 0) {
+		return clamp01(b), 1, sxx
+	}
+	shrink = math.Max(0, 1-s2/(b*b*sxx))
+	return clamp01(b * shrink), shrink, sxx
 }
 
 // devSlope estimates the natives' slope from the cells' own round deviations: ey[i] and

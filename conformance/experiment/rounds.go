@@ -54,7 +54,8 @@ func Method(opts Options) string {
 		natives = "each round adjusted by the native engines measured in it (slope fitted per group)"
 	case nativesEstimated:
 		natives = "each round adjusted by the native engines measured in it, minus b times their mean log p50, " +
-			"b estimated per client count from the cells' own round deviations (CUPED-style regression, shrunk by max(0, 1-1/t^2), within [0, 1]: 0 without correlation)"
+			"b estimated per client count from the cells' own round deviations (CUPED-style regression, shrunk by max(0, 1-1/t^2), within [0, 1]: 0 without correlation), " +
+			"and from 8 rounds on a second b, estimated the same way, for the round effect common to those cells"
 	}
 	trend := ""
 	if m.trendFrom > 0 {
