@@ -38,8 +38,8 @@ rounds merged), manifest.json (every round) and rounds/round-N/ with each round'
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
 (interleaved as a round interleaves them, checked, never timed into the results) until each
-target's p50 stops falling (2 consecutive passes none more than --warm-tolerance below the
-best pass before them), at most --warm-max passes; the curves are in manifest.json and report.html, and a target still unsteady at the
+target's p50 stops falling (3 consecutive passes none more than --warm-tolerance below the
+best pass before them, judged afresh every pass), at most --warm-max passes; the curves are in manifest.json and report.html, and a target still unsteady at the
 cap is named. The natives' weight as controls is estimated from the data unless
 --native-weight fixes it; the report gives each native's drift from round 1 to the last.
 

@@ -49,7 +49,7 @@ func readManifest(t *testing.T, dir string) report.Manifest {
 
 // The warm-up's rule is on the measurements, so the test sets tolerances that decide it
 // whatever the timing: an impossible agreement within two passes reaches the cap, an
-// agreement any positive p50s meet is steady at the third pass.
+// agreement any positive p50s meet is steady at the fourth pass.
 func TestExperimentWarmUp(t *testing.T) {
 	code, dir, out, errOut := smallExperiment(t, nil, "--warm-max", "2")
 	if code == exitUsage {
@@ -81,8 +81,8 @@ func TestExperimentWarmUp(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, wt := range readManifest(t, dir).WarmUps[0].Targets {
-		if !wt.Steady || wt.SteadyAt != 3 || wt.CapReached || len(wt.P50Ms) != 3 {
-			t.Errorf("%s: %+v, want steady at pass 3", wt.Name, wt)
+		if !wt.Steady || wt.SteadyAt != 4 || wt.CapReached || len(wt.P50Ms) != 4 {
+			t.Errorf("%s: %+v, want steady at pass 4", wt.Name, wt)
 		}
 	}
 }

@@ -193,8 +193,8 @@ type WarmUp struct {
 // WarmTarget is one target's warm-up curve.
 type WarmTarget struct {
 	Name string `json:"name"`
-	// Steady reports the rule was met, at pass SteadyAt (0 when not); CapReached that the
-	// warm-up stopped at MaxPasses with this target not steady.
+	// Steady reports the rule was met at the last pass, from pass SteadyAt on (0 when not);
+	// CapReached that the warm-up stopped at MaxPasses with this target not steady.
 	Steady     bool `json:"steady"`
 	SteadyAt   int  `json:"steady_at,omitempty"`
 	CapReached bool `json:"cap_reached"`

@@ -43,7 +43,7 @@ type WarmRule struct {
 // Defaults of WarmRule.
 const (
 	DefaultWarmTolerance = 0.05
-	DefaultWarmStable    = 3
+	DefaultWarmStable    = 4
 	DefaultWarmMaxPasses = 20
 )
 
@@ -131,8 +131,13 @@ func (x *Experiment) warmUp(ctx context.Context, targets []*target.Target, befor
 				g = math.Exp(logSum / float64(cells))
 			}
 			wt[i].P50Ms = append(wt[i].P50Ms, g)
-			if !wt[i].Steady && steady(wt[i].P50Ms, rule) {
+			// Judged afresh every pass: a target that falls again after looking steady (a JVM
+			// compiling the next layer) is warming still.
+			switch now := steady(wt[i].P50Ms, rule); {
+			case now && !wt[i].Steady:
 				wt[i].Steady, wt[i].SteadyAt = true, pass
+			case !now:
+				wt[i].Steady, wt[i].SteadyAt = false, 0
 			}
 			all = all && wt[i].Steady
 			mark := ""
