@@ -154,3 +154,20 @@ func TestExperimentSequential(t *testing.T) {
 		t.Errorf("method %q, planned %d", v.Method, v.PlannedResponses)
 	}
 }
+
+// A dry run with a pilot measures the baseline and the natives for two rounds, writes
+// nothing, and projects the plan's power from their noise.
+func TestExperimentDryRunPilot(t *testing.T) {
+	code, dir, out, errOut := smallExperiment(t, nil, "--dry-run", "--pilot", "2", "--warm-max", "0", "--rounds", "8")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"Power, from a pilot of 2 rounds (2 targets, 2 cells, 2 rounds)", "with 8 rounds of 3 trial(s), 1 native(s), 2 cells", "the smallest change a cell can declare:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pilot output lacks %q:\n%s", want, out)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a dry run wrote %d files into --out", len(entries))
+	}
+}

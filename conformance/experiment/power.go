@@ -30,8 +30,9 @@ type Power struct {
 	// AllCells is the share of experiments rejected when every cell is Change slower;
 	// OneCell the share in which a single cell Change slower is named.
 	AllCells, OneCell float64
-	// RoundsFor is the fewest rounds (ABBA blocks, up to 100) at which the median smallest
-	// declarable change of the noisiest cell falls to Change; 0 when more are needed.
+	// RoundsFor is the median over the simulated A/A experiments of the rounds (whole ABBA
+	// blocks, at most 400) at which the noisiest cell's smallest declarable change would fall
+	// to Change, projected as RoundsReport projects it; 0 when more are needed.
 	RoundsFor   int
 	Experiments int
 }
@@ -49,24 +50,35 @@ func ProjectPower(plan Plan, noise Noise, n int, seed uint64) (Power, error) {
 		return SimConfig{Noise: noise, Order: ABBA(rounds / 4), Trials: plan.Trials, Natives: plan.Natives, NoNatives: plan.Natives == 0,
 			Keys: plan.Keys, Effects: effects, Experiments: n, Seed: s, Options: plan.Options}
 	}
-	declarable := func(rounds int, s uint64) (worst, best float64, err error) {
-		c := cfg(rounds, nil, s).withDefaults()
-		rng := newRand(c.Seed)
-		ws, bs := make([]float64, 0, n), make([]float64, 0, n)
-		for range n {
-			r, err := Analyze(simulateOne(rng, c), plan.Options)
-			if err != nil {
-				return 0, 0, err
-			}
-			ws, bs = append(ws, nanInf(r.Rounds.MinDeclarable)), append(bs, nanInf(r.Rounds.MinDeclarableBest))
+	c := cfg(plan.Rounds, nil, seed).withDefaults()
+	rng := newRand(c.Seed)
+	ws, bs, rs := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	for range n {
+		r, err := Analyze(simulateOne(rng, c), plan.Options)
+		if err != nil {
+			return Power{}, err
 		}
-		slices.Sort(ws)
-		slices.Sort(bs)
-		return quantileSortedFloat(ws, 0.5), quantileSortedFloat(bs, 0.5), nil
+		ws, bs = append(ws, nanInf(r.Rounds.MinDeclarable)), append(bs, nanInf(r.Rounds.MinDeclarableBest))
+		// The rounds this experiment's noisiest cell would need for Change, projected as
+		// RoundsReport projects them (the standard error shrinking with the square root of
+		// the rounds); 0 means more than 400.
+		need := math.Inf(1)
+		switch {
+		case r.Rounds.MinDeclarable <= plan.Change:
+			need = float64(plan.Rounds)
+		case r.Rounds.worst.ok:
+			if k := roundsFor(plan.Change, r.Rounds.worst, r.Rounds); k > 0 {
+				need = float64(k)
+			}
+		}
+		rs = append(rs, need)
 	}
-	var err error
-	if pw.MinDeclarable, pw.MinDeclarableBest, err = declarable(plan.Rounds, seed); err != nil {
-		return Power{}, err
+	slices.Sort(ws)
+	slices.Sort(bs)
+	slices.Sort(rs)
+	pw.MinDeclarable, pw.MinDeclarableBest = quantileSortedFloat(ws, 0.5), quantileSortedFloat(bs, 0.5)
+	if need := rs[(len(rs)-1)/2]; !math.IsInf(need, 1) {
+		pw.RoundsFor = int(need)
 	}
 	all := make([]float64, len(plan.Keys))
 	for i := range all {
@@ -81,46 +93,6 @@ func ProjectPower(plan Plan, noise Noise, n int, seed uint64) (Power, error) {
 		return Power{}, err
 	}
 	pw.OneCell = r.Rate(r.Flagged[0])
-	if pw.MinDeclarable <= plan.Change {
-		pw.RoundsFor = plan.Rounds
-		return pw, nil
-	}
-	// Bisect over ABBA blocks: the smallest declarable change falls as rounds grow.
-	lo, hi := plan.Rounds/4, 0
-	for b := lo * 2; b <= 100; b *= 2 {
-		w, _, err := declarable(4*b, seed+3)
-		if err != nil {
-			return Power{}, err
-		}
-		if w <= plan.Change {
-			hi = b
-			break
-		}
-		lo = b
-	}
-	if hi == 0 {
-		w, _, err := declarable(400, seed+3)
-		if err != nil {
-			return Power{}, err
-		}
-		if w > plan.Change {
-			return pw, nil
-		}
-		hi = 100
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		w, _, err := declarable(4*mid, seed+3)
-		if err != nil {
-			return Power{}, err
-		}
-		if w <= plan.Change {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	pw.RoundsFor = 4 * hi
 	return pw, nil
 }
 

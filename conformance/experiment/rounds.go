@@ -105,6 +105,8 @@ type RoundsReport struct {
 	Noisiest, Quietest CellKey
 	MinDeclarableBest  float64
 	PerCell            []float64
+	// worst is the noisiest cell's test, for projections to other changes.
+	worst cellTest
 
 	// PermutationMinP is the smallest two-sided p-value an exact permutation test of the
 	// round labels can reach with these rounds, whatever the data: the floor of any
@@ -167,6 +169,7 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 		rr.ResidualDF, rr.MinDeclarable, rr.MinDeclarableBest = math.NaN(), math.NaN(), math.NaN()
 		return rr
 	}
+	rr.worst = worst
 	rr.RoundsForTarget = roundsFor(declarableTarget, worst, rr)
 	if rr.MinDeclarable > declarableTarget {
 		need := "more than 400 rounds"
