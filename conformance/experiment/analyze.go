@@ -231,7 +231,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 		}
 		if _, ok := res.NativeWeights[c.Key.Clients]; !ok || t.ok {
 			res.NativeWeights[c.Key.Clients] = t.beta
-			if !math.IsNaN(t.betaCommon) && t.ok {
+			if t.hasCommon && t.ok {
 				if res.NativeWeightsCommon == nil {
 					res.NativeWeightsCommon = map[int]float64{}
 				}

@@ -168,3 +168,32 @@ func TestProjectPower(t *testing.T) {
 		t.Error("6 rounds projected")
 	}
 }
+
+// TestCommonSlope: from 8 rounds on, drift common to every cell and target (the machine) is
+// carried by the common stratum's own slope, near 1, while the within-round slope, which
+// sees none of it, stays near 0; at 4 rounds there is no common slope.
+func TestCommonSlope(t *testing.T) {
+	noise := Noise{TrialNoise: 0.005, RoundDrift: 0.05, NativeShare: 1, CellShare: 1}
+	var within, common float64
+	n := 40
+	rng := newRand(12)
+	cfg := SimConfig{Noise: noise, Order: ABBA(3), Trials: 1}.withDefaults()
+	for range n {
+		res, err := Analyze(simulateOne(rng, cfg), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		within += res.NativeWeights[1] / float64(n)
+		common += res.NativeWeightsCommon[1] / float64(n)
+	}
+	if within > 0.3 || common < 0.7 {
+		t.Errorf("machine drift over 12 rounds: mean weight within rounds %.2f (want near 0), common %.2f (want near 1)", within, common)
+	}
+	res, err := Analyze(simulateOne(rng, SimConfig{Noise: noise}.withDefaults()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NativeWeightsCommon) != 0 || strings.Contains(res.NativeWeightsText(), "common") {
+		t.Errorf("4 rounds have a common slope: %v", res.NativeWeightsCommon)
+	}
+}

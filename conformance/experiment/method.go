@@ -16,8 +16,9 @@ type cellTest struct {
 	lo, hi      float64
 	p           float64
 	// beta is the natives' weight the cell's estimate used (fixed or estimated); betaCommon
-	// the weight of the round effect common to the cells when it has its own, else NaN.
+	// the weight of the round effect common to the cells when it has its own (hasCommon).
 	beta, betaCommon float64
+	hasCommon        bool
 	ok               bool
 	note             string
 }
@@ -363,10 +364,7 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			out[c].est, out[c].beta = est, beta
 			continue
 		}
-		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], beta: beta, betaCommon: math.NaN(), ok: true}
-		if commonSlope {
-			out[c].betaCommon = bc
-		}
+		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], beta: beta, betaCommon: bc, hasCommon: commonSlope, ok: true}
 	}
 }
 
