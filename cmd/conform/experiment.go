@@ -311,6 +311,9 @@ func writePower(e *env, plan experiment.Plan, rec *experiment.AARecord, source s
 		return infra(err)
 	}
 	fmt.Fprintf(e.stdout, "\nPower, from %s (%d targets, %d cells, %d rounds):\n%s", source, est.Targets, est.Cells, est.Rounds, pw)
+	if est.TrialDF == 0 {
+		fmt.Fprintf(e.stdout, "  (one trial per round: trial noise cannot be told apart from round drift, so the projection counts all of it as drift, which more trials per round would not reduce)\n")
+	}
 	if est.Rounds < 8 {
 		fmt.Fprintf(e.stdout, "  (drift estimated from %d rounds is rough; a longer A/A record gives a firmer projection)\n", est.Rounds)
 	}
