@@ -39,9 +39,10 @@ rounds merged), manifest.json (every round) and rounds/round-N/ with each round'
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
 (interleaved as a round interleaves them, checked, never timed into the results) until each
 target's p50 stops falling (3 consecutive passes none more than --warm-tolerance below the
-best pass before them, judged afresh every pass), at most --warm-max passes; the curves are in manifest.json and report.html, and a target still unsteady at the
-cap is named. The natives' weight as controls is estimated from the data unless
---native-weight fixes it; the report gives each native's drift from round 1 to the last.
+best pass before them, judged afresh every pass), at most --warm-max passes. The curves are
+in manifest.json and report.html, and a target still falling at the cap is named. The
+natives' weight as controls is estimated from the data unless --native-weight fixes it; the
+report gives each native's drift from round 1 to the last.
 
 Know the power before the run: --dry-run with --aa FILE (an A/A record written by an earlier
 experiment's --aa) or with --pilot N (N rounds of the baseline with the natives, nothing
