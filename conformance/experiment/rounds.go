@@ -182,7 +182,7 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 		if tested > 1 && rr.Quietest != rr.Noisiest {
 			span = fmt.Sprintf("%.1f%% (%v) to %.1f%% (%v)", 100*rr.MinDeclarableBest, rr.Quietest, 100*rr.MinDeclarable, rr.Noisiest)
 		}
-		rr.Warnings = append(rr.Warnings, fmt.Sprintf("with %d rounds and the measured noise the smallest change a cell can declare is %s: a true change of that size is declared about half the time (Holm's first step over %d cells, alpha %.2g; each cell's figure is in its row); %s would be needed to declare a %.0f%% change in every cell",
+		rr.Warnings = append(rr.Warnings, fmt.Sprintf("with %d rounds and the measured noise the smallest change a cell can declare is %s: a true change of that size is declared about half the time (Holm's first step over %d cells, alpha %.2g, which later steps relax once other cells are declared; each cell's figure is in its row); %s would be needed to declare a %.0f%% change in every cell",
 			rr.Rounds, span, tested, alpha, need, 100*declarableTarget))
 	}
 	return rr
