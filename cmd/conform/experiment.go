@@ -36,11 +36,34 @@ improved. reject: a cell regressed (each named, with its size and p-value) or an
 failed. no-change otherwise. Writes report.md, report.html, verdict.json, results.json (all
 rounds merged), manifest.json (every round) and rounds/round-N/ with each round's results.
 
-Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
+Before round 1 every target is warmed to a steady state: passes of --requests per cell
+(interleaved as a round interleaves them, checked, never timed into the results) until each
+target's p50 stops falling (3 consecutive passes none more than --warm-tolerance below the
+best pass before them, judged afresh every pass), at most --warm-max passes. The curves are
+in manifest.json and report.html, and a target still falling at the cap is named. The
+natives' weight as controls is estimated from the data unless --native-weight fixes it; the
+report gives each native's drift from round 1 to the last.
+
+Know the power before the run: --dry-run with --aa FILE (an A/A record written by an earlier
+experiment's --aa) or with --pilot N (N rounds of the baseline with the natives, nothing
+written) prints the machine's noise, the smallest change each cell could declare with the
+plan, the chance of finding a --power-change slowdown, and the rounds a --power-change needs.
+More, shorter rounds buy more than trials do: --rounds 12 with TRIALS=1 costs what 4 rounds of
+3 trials cost. --sequential adds ABBA blocks, looking after each, until every cell is decided
+(or a cell regressed) or --max-rounds is reached; each look tests at its share of --alpha
+(Lan-DeMets Pocock-type spending), so the family-wise error over all looks stays at --alpha.
+
+An experiment that stops early (Ctrl-C, a target down, a failed switch) has the verdict
+"incomplete" and exit 2; its files hold the rounds that finished, with the measured count.
+
+Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --native os=http://127.0.0.1:9201 --out results/rest-vs-grpc",
 		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8080 --switch-cmd './restart-gateway.sh' --native es=http://127.0.0.1:9200 --rounds 8 --out results/switched",
 		"conform experiment --baseline a=http://127.0.0.1:8080 --candidate b=http://127.0.0.1:8081 --dry-run",
 		"REQUESTS=200 TRIALS=3 WARMUP=40 conform experiment --baseline a=URL --candidate a2=URL --rounds 12 --aa aa.json --out results/aa",
+		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --rounds 12 --dry-run --aa aa.json",
+		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --rounds 12 --dry-run --pilot 2",
+		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --sequential --max-rounds 24 --out results/seq",
 	)
 	baseline := fs.String("baseline", "", "the baseline variant as `LABEL=URL`")
 	candidate := fs.String("candidate", "", "the candidate variant as `LABEL=URL`")
@@ -51,9 +74,16 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
 	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
-	nativeWeight := fs.Float64("native-weight", experiment.DefaultNativeWeight, "weight of the natives as controls (0 ignores them); choose it before the experiment, e.g. from recorded A/A runs")
-	dryRun := fs.Bool("dry-run", false, "print the plan (rounds, order, interleaving, measured responses) and exit")
-	aaOut := fs.String("aa", "", "also write the trial p50s of every target, cell and round as an A/A record to `FILE` (conform-aa/1), for measuring this lab's noise")
+	nativeWeight := fs.Float64("native-weight", -1, "a fixed `WEIGHT` in [0, 1] for the natives as controls (0 ignores them), chosen before the experiment, e.g. from recorded A/A runs; by default (-1) it is estimated from the data")
+	warmMax := fs.Int("warm-max", runner.DefaultWarmMaxPasses, "warm every target to a steady state before round 1: at most `N` passes (0: no warm-up)")
+	warmTolerance := fs.Float64("warm-tolerance", runner.DefaultWarmTolerance, "warm-up: a pass more than this fraction below the best pass before it means the target is still warming")
+	warmWindow := fs.Int("warm-window", 0, "warm-up: requests per cell per pass (default: --requests)")
+	dryRun := fs.Bool("dry-run", false, "print the plan (rounds, order, interleaving, measured responses) and exit; with --aa or --pilot, what the plan can declare")
+	aaOut := fs.String("aa", "", "also write the trial p50s of every target, cell and round as an A/A record to `FILE` (conform-aa/1), for measuring this lab's noise; with --dry-run, read the noise from it")
+	pilot := fs.Int("pilot", 0, "with --dry-run: run `N` rounds of the baseline with the natives (warmed first, nothing written) and project the plan's power from their noise")
+	powerChange := fs.Float64("power-change", 0.10, "with --dry-run: the change (a fraction) the power projection plans for")
+	sequential := fs.Bool("sequential", false, "add ABBA blocks, looking after each, until every cell is decided or a cell regressed, or --max-rounds; alpha is spent over the looks")
+	maxRounds := fs.Int("max-rounds", 24, "with --sequential: the most rounds, a multiple of 4")
 	var tf targetFlags
 	tf.register(fs)
 	var rf runFlags
@@ -78,8 +108,27 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if *rounds < 4 || *rounds%4 != 0 {
 		return usageErr("--rounds must be a positive multiple of 4 (whole ABBA blocks), not %d", *rounds)
 	}
-	if *threshold <= 0 || *alpha <= 0 || *alpha >= 1 || *nativeWeight < 0 {
-		return usageErr("--threshold must be positive, --alpha in (0, 1) and --native-weight non-negative")
+	if *sequential && (*maxRounds < 4 || *maxRounds%4 != 0) {
+		return usageErr("--max-rounds must be a positive multiple of 4 (whole ABBA blocks), not %d", *maxRounds)
+	}
+	if *pilot != 0 && (!*dryRun || *pilot < 2) {
+		return usageErr("--pilot N goes with --dry-run and needs at least 2 rounds to see drift, not %d", *pilot)
+	}
+	if *dryRun && *pilot > 0 && *aaOut != "" {
+		return usageErr("--dry-run takes the noise from --aa FILE or from --pilot N, not both")
+	}
+	if !(*powerChange > 0 && *powerChange < 1) {
+		return usageErr("--power-change must be a fraction in (0, 1), not %v", *powerChange)
+	}
+	if *threshold <= 0 || *alpha <= 0 || *alpha >= 1 || *nativeWeight > 1 || (*nativeWeight < 0 && *nativeWeight != -1) {
+		return usageErr("--threshold must be positive, --alpha in (0, 1) and --native-weight in [0, 1] (or -1 to estimate it)")
+	}
+	if *warmMax < 0 || *warmTolerance <= 0 || *warmWindow < 0 {
+		return usageErr("--warm-max and --warm-window must not be negative and --warm-tolerance must be positive")
+	}
+	opts := experiment.Options{Alpha: *alpha, Threshold: *threshold}
+	if *nativeWeight >= 0 {
+		opts.NativeWeight = experiment.Weight(*nativeWeight)
 	}
 	topts, err := tf.options(e)
 	if err != nil {
@@ -107,9 +156,25 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 			return usageErr("native %s has a variant's name", n.Name)
 		}
 	}
+	order := experiment.ABBA(*rounds / 4)
+	if *sequential {
+		order = experiment.ABBA(*maxRounds / 4)
+	}
 	x := &runner.Experiment{
-		Settings: settings, Order: experiment.ABBA(*rounds / 4), ReadyTimeout: *readyTimeout,
+		Settings: settings, Order: order, ReadyTimeout: *readyTimeout,
 		Baseline: runner.Variant{Label: base.Name, Target: base}, Candidate: runner.Variant{Label: cand.Name, Target: cand}, Natives: ns,
+		Warm: runner.WarmRule{MaxPasses: *warmMax, Tolerance: *warmTolerance, Window: *warmWindow},
+		Say:  func(s string) { fmt.Fprintf(e.stderr, "experiment: %s\n", s) },
+	}
+	if *sequential {
+		x.Sequential = &experiment.Sequential{Alpha: *alpha, MaxBlocks: *maxRounds / 4}
+		x.LookOptions = opts
+	}
+	plan := experiment.Plan{Rounds: *rounds, Trials: settings.Trials, Natives: len(ns), Change: *powerChange, Options: opts}
+	for _, op := range settings.Ops {
+		for _, n := range settings.Clients {
+			plan.Keys = append(plan.Keys, experiment.CellKey{Op: op, Clients: n})
+		}
 	}
 	if *dryRun {
 		mode := "two URLs"
@@ -120,17 +185,28 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		if lf.qdrant != "" {
 			fmt.Fprintf(e.stdout, "Before each round the Qdrant backend at %s is probed too: health, version, collection %s green with exactly the corpus's points and a matching sample fingerprint.\n", lf.qdrant, lf.collection)
 		}
-		return nil
+		if *aaOut != "" {
+			rec, err := readAAFile(*aaOut)
+			if err != nil {
+				return err
+			}
+			return writePower(e, plan, rec, "the A/A record "+*aaOut)
+		}
+		if *pilot == 0 {
+			return nil
+		}
 	}
-	if *out == "" {
+	if *out == "" && !*dryRun {
 		return usageErr("experiment needs --out DIR")
 	}
 	f, err := loadFixtures(*fixturesDir)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return infra(err)
+	if !*dryRun {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return infra(err)
+		}
 	}
 	lb, err := lf.open(ctx, e, f)
 	if err != nil {
@@ -149,6 +225,19 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
 		return infra(err)
 	}
+	if *dryRun { // a pilot: the baseline's rounds with the natives, nothing written
+		p := *x
+		p.Order, p.Sequential = make([]experiment.Variant, *pilot), nil
+		for i := range p.Order {
+			p.Order[i] = experiment.Baseline
+		}
+		fmt.Fprintf(e.stderr, "pilot: %d rounds of %s with the natives, to measure this machine's noise ...\n", *pilot, base.Name)
+		done, err := p.Execute(ctx)
+		if err != nil {
+			return infra(fmt.Errorf("pilot: %w", err))
+		}
+		return writePower(e, plan, runner.AARecord(done, base.Name, "pilot"), fmt.Sprintf("a pilot of %d rounds", *pilot))
+	}
 	x.OnTrial = func(round int, res *report.Results) error { return report.WriteRoundResults(*out, round, res) }
 	x.OnRound = func(round int, res *report.Results) error { return report.WriteRound(*out, round, res) }
 	prog := newProgress(e, *noProgress)
@@ -157,7 +246,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		prog.Event(ev)
 	}
 	started := time.Now().UTC()
-	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.MeasuredResponses())
+	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.PlannedResponses())
 	done, runErr := x.Execute(ctx)
 	prog.Done()
 	if len(done) == 0 {
@@ -166,12 +255,13 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		}
 		return infra(runErr)
 	}
-	rep, recorded, err := x.Report(done, runErr, experiment.Options{Alpha: *alpha, Threshold: *threshold, NativeWeight: experiment.Weight(*nativeWeight)})
+	rep, recorded, err := x.Report(done, runErr, opts)
 	if err != nil {
 		return infra(err)
 	}
 	man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
 	man.Rounds = recorded
+	man.WarmUps = x.WarmUps()
 	if err := report.WriteExperiment(*out, rep, man); err != nil {
 		return infra(err)
 	}
@@ -194,6 +284,39 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error.`,
 		return &exitError{code: exitFail, err: fmt.Errorf("verdict: reject %s", cand.Name)}
 	case experiment.NoChangeFound:
 		return &exitError{code: exitNoChange, err: fmt.Errorf("verdict: no change")}
+	}
+	return nil
+}
+
+func readAAFile(path string) (*experiment.AARecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("--aa: %v", err)
+	}
+	defer f.Close()
+	rec, err := experiment.ReadAA(f)
+	if err != nil {
+		return nil, usageErr("--aa %s: %v", path, err)
+	}
+	return rec, nil
+}
+
+// writePower prints what the plan can declare at the noise of an A/A record.
+func writePower(e *env, plan experiment.Plan, rec *experiment.AARecord, source string) error {
+	est, err := experiment.EstimateNoise(rec)
+	if err != nil {
+		return usageErr("%s: %v", source, err)
+	}
+	pw, err := experiment.ProjectPower(plan, est.Noise, 0, 1)
+	if err != nil {
+		return infra(err)
+	}
+	fmt.Fprintf(e.stdout, "\nPower, from %s (%d targets, %d cells, %d rounds):\n%s", source, est.Targets, est.Cells, est.Rounds, pw)
+	if est.TrialDF == 0 {
+		fmt.Fprintf(e.stdout, "  (one trial per round: trial noise cannot be told apart from round drift, so the projection counts all of it as drift, which more trials per round would not reduce)\n")
+	}
+	if est.Rounds < 8 {
+		fmt.Fprintf(e.stdout, "  (drift estimated from %d rounds is rough; a longer A/A record gives a firmer projection)\n", est.Rounds)
 	}
 	return nil
 }

@@ -129,6 +129,19 @@ func TestExperimentDryRunLabPlan(t *testing.T) {
 	if !strings.Contains(out, "= 72000 (18000 per round)") {
 		t.Errorf("the lab plan is not 72,000 measured responses:\n%s", out)
 	}
+	// With an A/A record, the plan says what it can declare and how many rounds a change
+	// needs, from that record's noise.
+	code, out, errOut = runCLI(t, map[string]string{"TRIALS": "1"}, "experiment", "--baseline", "rest=http://127.0.0.1:8080", "--candidate", "grpc=http://127.0.0.1:8081",
+		"--native", "es=http://127.0.0.1:9200", "--native", "os=http://127.0.0.1:9201", "--rounds", "12", "--dry-run",
+		"--aa", filepath.Join("..", "..", "conformance", "experiment", "testdata", "aa-synthetic.json"), "--power-change", "0.05")
+	if code != exitOK {
+		t.Fatalf("dry run with --aa: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Power, from the A/A record", "with 12 rounds of 1 trial(s), 2 native(s), 10 cells", "the smallest change a cell can declare:", "5% slower in every cell: rejected in", "to declare a 5% change in every cell:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run with --aa does not say %q:\n%s", want, out)
+		}
+	}
 	_, out, _ = runCLI(t, nil, "experiment", "--baseline", "rest=http://127.0.0.1:8080", "--candidate", "grpc=http://127.0.0.1:8081",
 		"--qdrant", "127.0.0.1:6334", "--collection", "catalogue", "--dry-run")
 	if !strings.Contains(out, "Qdrant backend at 127.0.0.1:6334 is probed too") {

@@ -210,12 +210,13 @@ func TestExperimentStopsWhenTheCandidateStopsAnswering(t *testing.T) {
 	base := httptest.NewServer(loadedEngine(t))
 	defer base.Close()
 	// The candidate answers its first round's readiness case, 1 warmup and 5 measured counts
-	// cases, then hangs.
+	// cases, then hangs. No warm-up to a steady state before round 1 (--warm-max 0): its
+	// passes would meet the hang first.
 	cand := casesServer(t, "counts", 7, func() {})
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, map[string]string{"REQUESTS": "20", "TRIALS": "1", "WARMUP": "1"}, "experiment",
 		"--baseline", "a="+base.URL, "--candidate", "b="+cand.URL, "--ops", "counts", "--clients", "1", "--timeout", "2s",
-		"--out", dir, "--no-progress")
+		"--out", dir, "--no-progress", "--warm-max", "0")
 	if code != exitUsage || !strings.Contains(errOut, "round 2 (b): target b stopped answering: no response for 4s, twice the 2s timeout; the last at ") ||
 		!strings.Contains(errOut, "(in trial 1 of counts at 1 client, cut short after ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -226,5 +227,19 @@ func TestExperimentStopsWhenTheCandidateStopsAnswering(t *testing.T) {
 	}
 	if c := r.Cell("b", "counts", 1); c == nil || len(c.Trials) != 1 || c.Trials[0].Passed != 5 || !c.Trials[0].Incomplete {
 		t.Errorf("round 2's candidate cell: %+v", c)
+	}
+}
+
+// The same candidate met by the warm-up before round 1 stops the experiment there, twice
+// --timeout after its last response, naming the warm-up pass and the target.
+func TestExperimentStopsWhenTheCandidateHangsInTheWarmUp(t *testing.T) {
+	base := httptest.NewServer(loadedEngine(t))
+	defer base.Close()
+	cand := casesServer(t, "counts", 7, func() {})
+	code, out, errOut := runCLI(t, map[string]string{"REQUESTS": "20", "TRIALS": "1", "WARMUP": "1"}, "experiment",
+		"--baseline", "a="+base.URL, "--candidate", "b="+cand.URL, "--ops", "counts", "--clients", "1", "--timeout", "2s",
+		"--out", t.TempDir(), "--no-progress")
+	if code != exitUsage || !strings.Contains(errOut, "before round 1: warm-up pass 1: target b stopped answering: no response for 4s, twice the 2s timeout") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }

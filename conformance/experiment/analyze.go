@@ -97,6 +97,9 @@ const (
 	Adopt         Verdict = "adopt"
 	Reject        Verdict = "reject"
 	NoChangeFound Verdict = "no-change"
+	// Incomplete is the verdict of an experiment that did not run all its rounds (interrupted,
+	// a target down, a failed switch): whatever its finished rounds show, it decides nothing.
+	Incomplete Verdict = "incomplete"
 )
 
 // Spread is a variant's trial p50s in one cell: their median (the cell's figure, as DESIGN
@@ -124,6 +127,16 @@ type CellResult struct {
 	Class       Class
 	// Note says why a cell could not be tested.
 	Note string
+	// MinDeclarable is the smallest change (a fraction) this cell could declare with its
+	// measured noise: the size at which its estimate reaches Holm's first step. NaN when
+	// untested.
+	MinDeclarable float64
+	// NativeWeight is the weight b the cell's rounds were adjusted by (its client count's
+	// estimated slope, or the fixed weight); 0 when the natives were not used.
+	NativeWeight float64
+	// NativeDrift holds, per native engine, its geometric-mean trial p50 in the last round
+	// over that in the first: how far it moved while the experiment ran (1 is steady).
+	NativeDrift map[string]float64
 }
 
 // Change is Ratio-1 as a signed fraction: +0.05 is 5% slower.
@@ -146,6 +159,11 @@ type Result struct {
 	NativeFaster map[Variant]map[string]int
 	// Rounds says what the rounds can and cannot support (see RoundsReport).
 	Rounds RoundsReport
+	// NativeWeights is, per client count, the weight b the natives entered with (estimated
+	// from the data by default, see Method): 0 means they were not used.
+	// NativeWeightsCommon holds, from 8 rounds on, the estimated weight of the round effect
+	// common to the cells of a client count, which then has its own.
+	NativeWeights, NativeWeightsCommon map[int]float64
 	// Warnings are caveats a user can act on.
 	Warnings []string
 }
@@ -188,7 +206,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 	}
 	for i, c := range in.Cells {
 		t := tests[i]
-		cr := CellResult{Key: c.Key, Class: NoChange, Note: t.note,
+		cr := CellResult{Key: c.Key, Class: NoChange, Note: t.note, NativeWeight: t.beta, MinDeclarable: math.NaN(),
 			Ratio: math.Exp(t.est), Low: math.Exp(t.lo), High: math.Exp(t.hi), P: ps[i], PHolm: adj[i]}
 		if !t.ok {
 			cr.Ratio, cr.Low, cr.High = math.NaN(), math.NaN(), math.NaN()
@@ -196,6 +214,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 		if describe {
 			cr.Baseline, cr.Candidate = spreads(c, Baseline), spreads(c, Candidate)
 			cr.Natives = nativeSpreads(c)
+			cr.NativeDrift = nativeDriftOf(c)
 		}
 		cr.Significant = t.ok && adj[i] <= opts.Alpha
 		if cr.Significant {
@@ -207,11 +226,31 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 			}
 		}
 		res.Cells = append(res.Cells, cr)
+		if res.NativeWeights == nil {
+			res.NativeWeights = map[int]float64{}
+		}
+		if _, ok := res.NativeWeights[c.Key.Clients]; !ok || t.ok {
+			res.NativeWeights[c.Key.Clients] = t.beta
+			if t.hasCommon && t.ok {
+				if res.NativeWeightsCommon == nil {
+					res.NativeWeightsCommon = map[int]float64{}
+				}
+				res.NativeWeightsCommon[c.Key.Clients] = t.betaCommon
+			}
+		}
 	}
 	if describe {
 		res.NativeFaster = nativeFaster(res.Cells)
-		res.Rounds = roundsReport(d, tests, opts.Alpha)
+		keys := make([]CellKey, len(cells))
+		for i, o := range cells {
+			keys[i] = o.key
+		}
+		res.Rounds = roundsReport(d, keys, tests, opts.Alpha)
+		for i := range res.Cells {
+			res.Cells[i].MinDeclarable = res.Rounds.PerCell[i]
+		}
 		res.Warnings = append(res.Warnings, res.Rounds.Warnings...)
+		res.Warnings = append(res.Warnings, nativeDrift(res.Cells, in)...)
 	}
 	res.Verdict, res.Reasons = decide(res)
 	return res, nil
@@ -223,6 +262,16 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// MarkIncomplete makes the result an incomplete experiment's: the verdict is Incomplete and
+// the first reason says why (reason) and how many of the planned rounds finished. The cells
+// keep what the finished rounds show.
+func (r *Result) MarkIncomplete(reason string, planned int) {
+	r.Verdict = Incomplete
+	done := len(r.Order)
+	r.Reasons = append([]string{fmt.Sprintf("the experiment did not finish (%s): %d of %d planned rounds finished, so it decides nothing; the cells show what the finished rounds measured",
+		reason, done, planned)}, r.Reasons...)
 }
 
 func decide(res *Result) (Verdict, []string) {
@@ -353,12 +402,23 @@ func nativeFaster(cells []CellResult) map[Variant]map[string]int {
 func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "method: %s\n", r.Method)
+	if w := r.NativeWeightsText(); w != "" {
+		fmt.Fprintf(&b, "natives' weight: %s\n", w)
+	}
 	fmt.Fprintf(&b, "rounds: %v; alpha %.2f (Holm over %d cells); threshold %.1f%%\n", r.Order, r.Alpha, len(r.Cells), 100*r.Threshold)
 	for _, c := range r.Cells {
 		// Milliseconds on every line, as the reports' tables: a Duration prints µs below 1ms
 		// and ms above, so one column would mix units.
-		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g\n",
+		if math.IsNaN(c.Ratio) {
+			fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s untested: %s\n", c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Note)
+			continue
+		}
+		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g",
 			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
+		if !math.IsNaN(c.MinDeclarable) {
+			fmt.Fprintf(&b, " declarable beyond %.1f%%", 100*c.MinDeclarable)
+		}
+		b.WriteString("\n")
 	}
 	for _, v := range []Variant{Baseline, Candidate} {
 		names := slices.Sorted(maps.Keys(r.NativeFaster[v]))
@@ -376,4 +436,80 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// DriftWarning is the natives' drift over an experiment (last round's p50 over the first's)
+// beyond which Analyze warns: a native that moved by more than 10% was not steady.
+const DriftWarning = 0.10
+
+// nativeDriftOf is, per native, its geometric-mean trial p50 in the cell's last round over
+// that in its first round (natives absent from either are left out).
+func nativeDriftOf(c Cell) map[string]float64 {
+	if len(c.Rounds) < 2 {
+		return nil
+	}
+	first, last := c.Rounds[0], c.Rounds[len(c.Rounds)-1]
+	out := map[string]float64{}
+	for name, ds := range first.Natives {
+		a, _, _ := logDurations(ds)
+		b, _, _ := logDurations(last.Natives[name])
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		out[name] = math.Exp(mean(b) - mean(a))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// nativeDrift warns about every native whose last/first-round ratio moved beyond
+// DriftWarning in some cell, naming its worst cell and its median over the cells.
+func nativeDrift(cells []CellResult, in Input) []string {
+	byNative := map[string][]float64{}
+	worst := map[string]CellResult{}
+	for _, c := range cells {
+		for n, r := range c.NativeDrift {
+			byNative[n] = append(byNative[n], r)
+			if w, ok := worst[n]; !ok || math.Abs(math.Log(r)) > math.Abs(math.Log(w.NativeDrift[n])) {
+				worst[n] = c
+			}
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(byNative)) {
+		w := worst[n]
+		r := w.NativeDrift[n]
+		if math.Abs(r-1) <= DriftWarning {
+			continue
+		}
+		rs := slices.Clone(byNative[n])
+		slices.Sort(rs)
+		rounds := len(in.Cells[0].Rounds)
+		out = append(out, fmt.Sprintf("native %s drifted over the experiment: its p50 in round %d was %.2f times round 1's in %v (median over cells %.2f), beyond the %.0f%% a steady engine keeps; it was still warming up (JIT, caches) or the machine changed: warm it longer before round 1 (--warm-max) or restart the experiment",
+			n, rounds, r, w.Key, quantileSortedFloat(rs, 0.5), 100*DriftWarning))
+	}
+	return out
+}
+
+// NativeWeightsText is the natives' weights as a phrase, "b = 0.00 at 1 client, 0.84 at 8
+// clients", for the method line of reports; empty when no cell was analysed.
+func (r *Result) NativeWeightsText() string {
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(r.NativeWeights)) {
+		unit := "clients"
+		if n == 1 {
+			unit = "client"
+		}
+		if bc, ok := r.NativeWeightsCommon[n]; ok {
+			parts = append(parts, fmt.Sprintf("%.2f within rounds and %.2f for the common round effect at %d %s", r.NativeWeights[n], bc, n, unit))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%.2f at %d %s", r.NativeWeights[n], n, unit))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "b = " + strings.Join(parts, ", ")
 }

@@ -15,8 +15,12 @@ type cellTest struct {
 	est, se, df float64
 	lo, hi      float64
 	p           float64
-	ok          bool
-	note        string
+	// beta is the natives' weight the cell's estimate used (fixed or estimated); betaCommon
+	// the weight of the round effect common to the cells when it has its own (hasCommon).
+	beta, betaCommon float64
+	hasCommon        bool
+	ok               bool
+	note             string
 }
 
 // method is a per-cell test over an experiment. The analysis uses roundModel with the
@@ -40,6 +44,14 @@ const (
 	// squares within each pooling group (analysis of covariance). Rejected: with four rounds
 	// the slope overfits round effects common to the cells (see SIMULATION.md).
 	nativesFitted
+	// nativesEstimated: the slope is estimated from the data, CUPED-style, but only from the
+	// cells' own round deviations (each cell's round residual minus the group's mean residual
+	// in that round), so the round effect common to the group's cells, where the natives'
+	// warm-up and the variant's restarts live and which has only R-2 degrees of freedom,
+	// never fits it. The least-squares slope b is shrunk towards 0 by max(0, 1-1/t^2), t its
+	// t statistic, and clamped to [0, 1]: without correlation the natives drop out. The slope
+	// costs the cells' stratum one degree of freedom and adds its variance to every estimate.
+	nativesEstimated
 )
 
 // pooling says where the residual variance of round means is estimated.
@@ -83,6 +95,8 @@ func (m roundModel) name() string {
 		n = fmt.Sprintf(", natives weight %.2g", m.weight)
 	case nativesFitted:
 		n = ", natives slope fitted"
+	case nativesEstimated:
+		n = ", natives slope estimated within rounds, shrunk"
 	}
 	if m.trendFrom > 0 {
 		n += fmt.Sprintf(", trend from %d rounds", m.trendFrom)
@@ -198,6 +212,9 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 	}
 	beta, lostDF := 0.0, 0.0
 	var sxx float64
+	// betaVar scales the slope's variance term (msDev*dx^2/sxx) in a cell's variance: 1 for
+	// a least-squares slope, the square of the shrinkage for an estimated one.
+	betaVar := 1.0
 	switch use {
 	case nativesFixed:
 		beta = m.weight
@@ -212,13 +229,40 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 		if sxx > 0 {
 			beta, lostDF = sxy/sxx, 1
 		}
+	case nativesEstimated:
+		var shrink float64
+		beta, shrink, sxx = devSlope(ey, ex, P)
+		lostDF, betaVar = 1, shrink*shrink
+	}
+	// From enough rounds on, an estimated weight gets a second slope for the round effect
+	// common to the group's cells (machine drift, a trend the natives share), fitted on the
+	// cells' mean residuals and shrunk the same way; it costs the common stratum a degree of
+	// freedom, which below commonSlopeDF is dearer than what it buys.
+	commonSlope := use == nativesEstimated && m.pool == twoStrata && L >= 2 && float64(R)-P-1 >= commonSlopeDF
+	var cx []float64
+	var bc, shrinkC, sxxC, mdx float64
+	if commonSlope {
+		cy := make([]float64, R)
+		cx = make([]float64, R)
+		for i := range live {
+			for r := range R {
+				cy[r] += ey[i][r] / float64(L)
+				cx[r] += ex[i][r] / float64(L)
+			}
+			mdx += dx[i] / float64(L)
+		}
+		bc, shrinkC, sxxC = shrunkSlope(cy, cx, float64(R)-P-1)
 	}
 	e := make([][]float64, L)
 	for i := range live {
 		e[i] = slices.Clone(ey[i])
 		if use != nativesIgnored {
 			for r := range R {
-				e[i][r] -= beta * ex[i][r]
+				if commonSlope {
+					e[i][r] -= bc*cx[r] + beta*(ex[i][r]-cx[r])
+				} else {
+					e[i][r] -= beta * ex[i][r]
+				}
 			}
 		}
 	}
@@ -251,8 +295,8 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			s2 := total / df
 			for i := range live {
 				variance[i], dfs[i] = s2*k, df
-				if lostDF > 0 {
-					variance[i] += s2 * dx[i] * dx[i] / sxx
+				if lostDF > 0 && sxx > 0 {
+					variance[i] += betaVar * s2 * dx[i] * dx[i] / sxx
 				}
 			}
 		}
@@ -280,6 +324,9 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			}
 		}
 		dfCommon := float64(R) - P
+		if commonSlope {
+			dfCommon--
+		}
 		dfDev := (fl-1)*(float64(R)-P) - lostDF
 		if dfCommon > 0 && dfDev > 0 {
 			msCommon, msDev := ssCommon/dfCommon, ssDev/dfDev
@@ -288,24 +335,106 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 			df := s2 * s2 / (a*a/dfCommon + b*b/dfDev)
 			for i := range live {
 				variance[i], dfs[i] = s2*k, df
-				if lostDF > 0 {
-					variance[i] += msDev * dx[i] * dx[i] / sxx
+				own := dx[i]
+				if commonSlope {
+					own -= mdx
+					if sxxC > 0 {
+						variance[i] += shrinkC * shrinkC * a * mdx * mdx / sxxC
+					}
+				}
+				if lostDF > 0 && sxx > 0 {
+					variance[i] += betaVar * msDev * own * own / sxx
 				}
 			}
 		}
 	}
 	for i, c := range live {
 		est := dy[i]
-		if use != nativesIgnored {
+		switch {
+		case commonSlope:
+			est -= bc*mdx + beta*(dx[i]-mdx)
+		case use != nativesIgnored:
 			est -= beta * dx[i]
+		}
+		if use == nativesIgnored {
+			beta = 0
 		}
 		if dfs[i] <= 0 || !(variance[i] > 0) {
 			out[c] = untested("no residual variance between rounds: too few rounds, or identical round means")
-			out[c].est = est
+			out[c].est, out[c].beta = est, beta
 			continue
 		}
-		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], ok: true}
+		out[c] = cellTest{est: est, se: math.Sqrt(variance[i]), df: dfs[i], beta: beta, betaCommon: bc, hasCommon: commonSlope, ok: true}
 	}
+}
+
+// commonSlopeDF is the fewest degrees of freedom the common stratum must keep after its own
+// slope: 4, so from 8 rounds (with the trend term) on.
+const commonSlopeDF = 4
+
+// shrunkSlope fits y = b*x by least squares (no intercept: both are residuals) with df
+// residual degrees of freedom and returns b*max(0, 1-1/t^2) clamped to [0, 1], the shrinkage
+// and the sum of squares of x.
+func shrunkSlope(y, x []float64, df float64) (beta, shrink, sxx float64) {
+	var sxy, syy float64
+	for r := range y {
+		sxy += x[r] * y[r]
+		sxx += x[r] * x[r]
+		syy += y[r] * y[r]
+	}
+	if !(sxx > 0) || df <= 0 {
+		return 0, 0, sxx
+	}
+	b := sxy / sxx
+	s2 := (syy - b*sxy) / df
+	if !(s2 > 0) {
+		return clamp01(b), 1, sxx
+	}
+	shrink = math.Max(0, 1-s2/(b*b*sxx))
+	return clamp01(b * shrink), shrink, sxx
+}
+
+// devSlope estimates the natives' slope from the cells' own round deviations: ey[i] and
+// ex[i] are cell i's round residuals (after the design fit, P parameters) of the variant and
+// of the natives' mean. It subtracts each round's mean over the cells (the common stratum),
+// fits y = b*x by least squares over what is left, and returns the shrunk slope
+// b*max(0, 1-1/t^2) clamped to [0, 1], the shrinkage factor and the deviations' sum of
+// squares of x (the slope's information). With fewer than two cells, or no residual degrees
+// of freedom, the slope is 0.
+func devSlope(ey, ex [][]float64, P float64) (beta, shrink, sxx float64) {
+	L := len(ey)
+	if L < 2 {
+		return 0, 0, 0
+	}
+	R := len(ey[0])
+	cy, cx := make([]float64, R), make([]float64, R)
+	for i := range L {
+		for r := range R {
+			cy[r] += ey[i][r] / float64(L)
+			cx[r] += ex[i][r] / float64(L)
+		}
+	}
+	var sxy, syy float64
+	for i := range L {
+		for r := range R {
+			dy, dx := ey[i][r]-cy[r], ex[i][r]-cx[r]
+			sxy += dx * dy
+			sxx += dx * dx
+			syy += dy * dy
+		}
+	}
+	df := float64(L-1)*(float64(R)-P) - 1
+	if !(sxx > 0) || df <= 0 {
+		return 0, 0, sxx
+	}
+	b := sxy / sxx
+	s2 := (syy - b*sxy) / df
+	if !(s2 > 0) {
+		return clamp01(b), 1, sxx
+	}
+	t2 := b * b * sxx / s2
+	shrink = math.Max(0, 1-1/t2)
+	return clamp01(b * shrink), shrink, sxx
 }
 
 // trialRankSum is the test DESIGN first sketched and the simulation rejects: a Mann-Whitney

@@ -5,14 +5,13 @@ import (
 	"math"
 )
 
-// DefaultNativeWeight is the weight given to the natives as controls when Options does not
-// set one. On the log scale a round's response is the variant's mean minus this weight times
-// the natives' mean: 0 would ignore them, 1 would divide by them. Across the drift scenarios
-// of SIMULATION.md (natives sharing none, half or all of the variant's round drift, drift
-// common to the cells, a linear trend) 0.5 loses least power against the best weight of each
-// scenario; when recorded A/A runs give the machine's noise, Noise.NativeWeight computes the
-// weight that minimises the variance instead.
-const DefaultNativeWeight = 0.5
+// By default (Options.NativeWeight nil) the natives' weight as controls is estimated from
+// the data (nativesEstimated): the regression slope of the variant's round effects on the
+// natives', taken within rounds across the cells of a client count and shrunk to 0 without
+// correlation. A fixed weight chosen before the experiment (Noise.NativeWeight from recorded
+// A/A runs) is still possible. SIMULATION.md shows why: a fixed weight of 0.5 moves the
+// natives' own warm-up (a JVM compiling and filling caches over the first rounds) straight
+// into the candidate/baseline ratio and its variance.
 
 // trendFrom is the number of rounds from which each cell's model includes a linear trend in
 // the round index. The ABBA contrast is orthogonal to such a trend, so the estimate does not
@@ -30,12 +29,12 @@ const declarableTarget = 0.05
 func Weight(w float64) *float64 { return &w }
 
 func (o Options) roundMethod() roundModel {
-	m := roundModel{natives: nativesFixed, weight: DefaultNativeWeight, pool: twoStrata, byClient: true, trendFrom: trendFrom}
+	m := roundModel{natives: nativesEstimated, pool: twoStrata, byClient: true, trendFrom: trendFrom}
 	if o.NativeWeight != nil {
-		m.weight = *o.NativeWeight
-	}
-	if m.weight == 0 {
-		m.natives = nativesIgnored
+		m.natives, m.weight = nativesFixed, *o.NativeWeight
+		if m.weight == 0 {
+			m.natives = nativesIgnored
+		}
 	}
 	return m
 }
@@ -53,6 +52,10 @@ func Method(opts Options) string {
 		natives = fmt.Sprintf("each round adjusted by the native engines measured in it (minus %.2g times their mean log p50)", m.weight)
 	case nativesFitted:
 		natives = "each round adjusted by the native engines measured in it (slope fitted per group)"
+	case nativesEstimated:
+		natives = "each round adjusted by the native engines measured in it, minus b times their mean log p50, " +
+			"b estimated per client count from the cells' own round deviations (CUPED-style regression, shrunk by max(0, 1-1/t^2), within [0, 1]: 0 without correlation), " +
+			"and from 8 rounds on a second b, estimated the same way, for the round effect common to those cells"
 	}
 	trend := ""
 	if m.trendFrom > 0 {
@@ -96,6 +99,14 @@ type RoundsReport struct {
 	// MinDeclarable down to 5% at the same noise. NaN or 0 when no cell could be tested.
 	ResidualDF, MinDeclarable float64
 	RoundsForTarget           int
+	// Noisiest is the cell of MinDeclarable; MinDeclarableBest and Quietest are the smallest
+	// cell's figure and that cell. PerCell holds every cell's figure in the input's order
+	// (NaN where untested); CellResult.MinDeclarable repeats it.
+	Noisiest, Quietest CellKey
+	MinDeclarableBest  float64
+	PerCell            []float64
+	// worst is the noisiest cell's test, for projections to other changes.
+	worst cellTest
 
 	// PermutationMinP is the smallest two-sided p-value an exact permutation test of the
 	// round labels can reach with these rounds, whatever the data: the floor of any
@@ -107,7 +118,7 @@ type RoundsReport struct {
 	Warnings []string
 }
 
-func roundsReport(d design, tests []cellTest, alpha float64) RoundsReport {
+func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) RoundsReport {
 	rr := RoundsReport{Rounds: len(d.order), BaselineRounds: d.count(Baseline), CandidateRounds: d.count(Candidate)}
 	tested := 0
 	for _, t := range tests {
@@ -116,6 +127,7 @@ func roundsReport(d design, tests []cellTest, alpha float64) RoundsReport {
 		}
 	}
 	rr.HolmFirst = alpha / float64(max(tested, 1))
+	rr.PerCell = perCellDeclarable(tests, rr.HolmFirst)
 	rr.PermutationMinP = rankSumMinP(rr.BaselineRounds, rr.CandidateRounds)
 	for n := 1; n < 1000; n++ {
 		if rankSumMinP(n, n) <= rr.HolmFirst {
@@ -138,36 +150,63 @@ func roundsReport(d design, tests []cellTest, alpha float64) RoundsReport {
 			rr.Rounds, rr.PermutationMinP, rr.HolmFirst, max(tested, 1), rr.PermutationRoundsNeeded))
 	}
 	rr.ResidualDF, rr.MinDeclarable = math.Inf(1), 0
+	rr.MinDeclarableBest = math.Inf(1)
 	var worst cellTest
-	quantiles := make(map[float64]float64) // cells of a pooling group share their df
-	for _, t := range tests {
+	for i, t := range tests {
 		if !t.ok {
 			continue
 		}
 		rr.ResidualDF = math.Min(rr.ResidualDF, t.df)
-		q, ok := quantiles[t.df]
-		if !ok {
-			q = studentQuantile(1-rr.HolmFirst/2, t.df)
-			quantiles[t.df] = q
+		c := rr.PerCell[i]
+		if c > rr.MinDeclarable {
+			rr.MinDeclarable, worst, rr.Noisiest = c, t, keys[i]
 		}
-		if c := math.Expm1(q * t.se); c > rr.MinDeclarable {
-			rr.MinDeclarable, worst = c, t
+		if c < rr.MinDeclarableBest {
+			rr.MinDeclarableBest, rr.Quietest = c, keys[i]
 		}
 	}
 	if tested == 0 {
-		rr.ResidualDF, rr.MinDeclarable = math.NaN(), math.NaN()
+		rr.ResidualDF, rr.MinDeclarable, rr.MinDeclarableBest = math.NaN(), math.NaN(), math.NaN()
 		return rr
 	}
+	rr.worst = worst
 	rr.RoundsForTarget = roundsFor(declarableTarget, worst, rr)
 	if rr.MinDeclarable > declarableTarget {
 		need := "more than 400 rounds"
 		if rr.RoundsForTarget > 0 {
 			need = fmt.Sprintf("about %d rounds", rr.RoundsForTarget)
 		}
-		rr.Warnings = append(rr.Warnings, fmt.Sprintf("with %d rounds and the measured noise only changes beyond %.1f%% can be declared (Holm over %d cells, alpha %.2g); %s would be needed to declare a %.0f%% change",
-			rr.Rounds, 100*rr.MinDeclarable, tested, alpha, need, 100*declarableTarget))
+		// The smallest declarable change is a cell's own: a cell with little noise can declare
+		// a large change while the noisiest cannot, so the warning names both ends.
+		span := fmt.Sprintf("%.1f%% (%v, the noisiest cell)", 100*rr.MinDeclarable, rr.Noisiest)
+		if tested > 1 && rr.Quietest != rr.Noisiest {
+			span = fmt.Sprintf("%.1f%% (%v) to %.1f%% (%v)", 100*rr.MinDeclarableBest, rr.Quietest, 100*rr.MinDeclarable, rr.Noisiest)
+		}
+		rr.Warnings = append(rr.Warnings, fmt.Sprintf("with %d rounds and the measured noise the smallest change a cell can declare is %s: a true change of that size is declared about half the time (Holm's first step over %d cells, alpha %.2g, which later steps relax once other cells are declared; each cell's figure is in its row); %s would be needed to declare a %.0f%% change in every cell",
+			rr.Rounds, span, tested, alpha, need, 100*declarableTarget))
 	}
 	return rr
+}
+
+// perCellDeclarable is each tested cell's smallest declarable change: the change whose
+// estimate reaches Holm's first step (alpha over the tested cells) with the cell's own
+// standard error and degrees of freedom; NaN for an untested cell.
+func perCellDeclarable(tests []cellTest, holmFirst float64) []float64 {
+	out := make([]float64, len(tests))
+	quantiles := make(map[float64]float64) // cells of a pooling group share their df
+	for i, t := range tests {
+		out[i] = math.NaN()
+		if !t.ok {
+			continue
+		}
+		q, ok := quantiles[t.df]
+		if !ok {
+			q = studentQuantile(1-holmFirst/2, t.df)
+			quantiles[t.df] = q
+		}
+		out[i] = math.Expm1(q * t.se)
+	}
+	return out
 }
 
 // roundsFor projects the rounds (whole ABBA blocks) at which the smallest declarable change

@@ -22,8 +22,12 @@ type Experiment struct {
 	Natives   []string
 	Rounds    []RoundInfo
 	Analysis  *experiment.Result
-	// MeasuredResponses is the plan's count: rounds x targets x cells x trials x requests.
-	MeasuredResponses int
+	// PlannedResponses is the plan's count: rounds x targets x cells x trials x requests.
+	// MeasuredResponses is what was measured (passed + failed over every round that ran),
+	// less than planned when the experiment stopped early.
+	PlannedResponses, MeasuredResponses int
+	// WarmUps are the warm-ups to a steady state that preceded rounds.
+	WarmUps []WarmUp
 }
 
 // RoundInfo is one round as the report lists it.
@@ -40,6 +44,7 @@ type RoundInfo struct {
 type Verdict struct {
 	Verdict           string         `json:"verdict"`
 	MeasuredResponses int            `json:"measured_responses"`
+	PlannedResponses  int            `json:"planned_responses"`
 	Baseline          string         `json:"baseline"`
 	Candidate         string         `json:"candidate"`
 	Method            string         `json:"method"`
@@ -100,7 +105,7 @@ func UniqueWarnings(lists ...[]string) []string {
 // VerdictOf builds verdict.json.
 func VerdictOf(x *Experiment) Verdict {
 	a := x.Analysis
-	v := Verdict{Verdict: string(a.Verdict), MeasuredResponses: x.MeasuredResponses, Baseline: x.Baseline, Candidate: x.Candidate,
+	v := Verdict{Verdict: string(a.Verdict), MeasuredResponses: x.MeasuredResponses, PlannedResponses: x.PlannedResponses, Baseline: x.Baseline, Candidate: x.Candidate,
 		Method: a.Method, Alpha: a.Alpha, Threshold: a.Threshold, Rounds: x.Rounds, Reasons: a.Reasons,
 		Failures: map[string]int{}, NativeFaster: map[string]map[string]int{}, Warnings: UniqueWarnings(a.Warnings, a.Rounds.Warnings),
 		Complete: x.Results.Complete}
@@ -147,6 +152,8 @@ func (x *Experiment) verdictLine() string {
 		return fmt.Sprintf("adopt %s: every response passed the check for both variants, no cell regressed and at least one improved", x.Candidate)
 	case "reject":
 		return fmt.Sprintf("reject %s", x.Candidate)
+	case "incomplete":
+		return fmt.Sprintf("incomplete: the experiment stopped before its last round, so it decides nothing about %s", x.Candidate)
 	default:
 		return fmt.Sprintf("no change: %s is neither significantly better nor worse than %s beyond the %.0f%% threshold", x.Candidate, x.Baseline, a.Threshold*100)
 	}
@@ -173,8 +180,8 @@ func ExperimentMarkdown(x *Experiment) []byte {
 	}
 	fmt.Fprintf(&b, "- Baseline `%s`, candidate `%s`; natives: %s\n", x.Baseline, x.Candidate, orNone(x.Natives))
 	fmt.Fprintf(&b, "- Rounds: %s (ABBA blocks; natives in every round)\n", strings.Join(order, ", "))
-	fmt.Fprintf(&b, "- Planned measured responses: %d\n", x.MeasuredResponses)
-	fmt.Fprintf(&b, "- Method: %s\n", a.Method)
+	fmt.Fprintf(&b, "- Measured responses: %d of %d planned\n", x.MeasuredResponses, x.PlannedResponses)
+	fmt.Fprintf(&b, "- Method: %s%s\n", a.Method, x.weights())
 	writeHeader(&b, x.Results)
 
 	names := append([]string{x.Baseline, x.Candidate}, x.Natives...)
@@ -209,15 +216,16 @@ func ExperimentMarkdown(x *Experiment) []byte {
 	b.WriteString("## Candidate against baseline\n\n")
 	fmt.Fprintf(&b, "Ratio of %s to %s latency (below 1 is faster) with its %.0f%% interval, the cell's p-value and Holm's over all cells; changes under %.0f%% count as none.\n\n",
 		x.Candidate, x.Baseline, (1-a.Alpha)*100, a.Threshold*100)
-	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class |\n|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
+	fmt.Fprintf(&b, "The last column is the smallest change the cell could declare with its measured noise (Holm's first step): a true change of that size is declared about half the time.\n\n")
+	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class | declarable beyond |\n|---|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s |\n", OpLabel(op), n, spreadMs(c.Baseline), spreadMs(c.Candidate),
-				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note))
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s | %s |\n", OpLabel(op), n, spreadMs(c.Baseline), spreadMs(c.Candidate),
+				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note), pct(c.MinDeclarable))
 		}
 	}
 	b.WriteString("\n")
@@ -246,7 +254,26 @@ func ExperimentMarkdown(x *Experiment) []byte {
 	}
 	b.WriteString("\n")
 
+	writeWarmUpsMarkdown(&b, x.WarmUps)
 	if len(x.Natives) > 0 {
+		fmt.Fprintf(&b, "## Natives' drift across rounds\n\nEach native's geometric-mean trial p50 in the last round over that in round 1, per cell (1.00 is steady; beyond ±%.0f%% is warned about).\n\n| Native |", 100*experiment.DriftWarning)
+		for _, c := range a.Cells {
+			fmt.Fprintf(&b, " %v |", c.Key)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(a.Cells)) + "\n")
+		for _, n := range x.Natives {
+			fmt.Fprintf(&b, "| %s |", n)
+			for _, c := range a.Cells {
+				d, ok := c.NativeDrift[n]
+				if !ok {
+					b.WriteString(" – |")
+					continue
+				}
+				fmt.Fprintf(&b, " %.2f |", d)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
 		b.WriteString("## Natives faster\n\nIn how many cells each native engine's median p50 was below the variant's (over that variant's rounds).\n\n| Native |")
 		fmt.Fprintf(&b, " than %s | than %s |\n|---|---|---|\n", x.Baseline, x.Candidate)
 		for _, n := range x.Natives {
@@ -343,8 +370,8 @@ func ExperimentHTML(x *Experiment) []byte {
 	for _, r := range x.Rounds {
 		order = append(order, fmt.Sprintf("%d %s", r.Round, r.Label))
 	}
-	fmt.Fprintf(&pre, "<p>Rounds: %s. Measured responses: %d planned. Method: %s</p>\n", esc(strings.Join(order, ", ")), x.MeasuredResponses, esc(a.Method))
-	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
+	fmt.Fprintf(&pre, "<p>Rounds: %s. Measured responses: %d of %d planned. Method: %s%s</p>\n", esc(strings.Join(order, ", ")), x.MeasuredResponses, x.PlannedResponses, esc(a.Method), esc(x.weights()))
+	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th><th>declarable beyond</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
@@ -358,12 +385,36 @@ func ExperimentHTML(x *Experiment) []byte {
 			case experiment.Improved:
 				mark = " class=\"ok\""
 			}
-			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td></tr>\n",
+			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td><td>%s</td></tr>\n",
 				esc(OpLabel(op)), n, spreadMs(c.Baseline), spreadMs(c.Candidate), num(c.Ratio, 3), interval(c.Low, c.High),
-				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)))
+				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)), pct(c.MinDeclarable))
 		}
 	}
 	pre.WriteString("</table>\n")
+	writeWarmUpsHTML(&pre, x.WarmUps)
+	if len(x.Natives) > 0 {
+		fmt.Fprintf(&pre, "<h2>Natives' drift across rounds</h2>\n<p>Last round's p50 over round 1's, per cell (1.00 is steady; beyond ±%.0f%% is warned about).</p>\n<table><tr><th>Native</th>", 100*experiment.DriftWarning)
+		for _, c := range a.Cells {
+			fmt.Fprintf(&pre, "<th>%s</th>", esc(c.Key.String()))
+		}
+		pre.WriteString("</tr>\n")
+		for _, n := range x.Natives {
+			fmt.Fprintf(&pre, "<tr><td>%s</td>", esc(n))
+			for _, c := range a.Cells {
+				d, ok := c.NativeDrift[n]
+				switch {
+				case !ok:
+					pre.WriteString("<td>–</td>")
+				case d > 1+experiment.DriftWarning || d < 1-experiment.DriftWarning:
+					fmt.Fprintf(&pre, "<td class=\"bad\">%.2f</td>", d)
+				default:
+					fmt.Fprintf(&pre, "<td>%.2f</td>", d)
+				}
+			}
+			pre.WriteString("</tr>\n")
+		}
+		pre.WriteString("</table>\n")
+	}
 	warnings := UniqueWarnings(a.Warnings, a.Rounds.Warnings)
 	if len(warnings) > 0 {
 		pre.WriteString("<div class=\"warn\"><ul>")
@@ -373,4 +424,102 @@ func ExperimentHTML(x *Experiment) []byte {
 		pre.WriteString("</ul></div>\n")
 	}
 	return htmlDocument("conform experiment: "+strings.ToUpper(string(a.Verdict)), x.Results, pre.Bytes())
+}
+
+// weights is the natives' weights as the method line's tail ("; natives' weight b = ...").
+func (x *Experiment) weights() string {
+	if w := x.Analysis.NativeWeightsText(); w != "" {
+		return "; natives' weight " + w
+	}
+	return ""
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// warmUpSummary is one target's warm-up in words: passes, first and last p50, steady or not.
+func warmUpSummary(w WarmUp, t WarmTarget) string {
+	n := len(t.P50Ms)
+	if n == 0 {
+		return "no pass finished"
+	}
+	state := fmt.Sprintf("steady at pass %d", t.SteadyAt)
+	if !t.Steady {
+		state = fmt.Sprintf("**not steady**: the cap of %d passes was reached", w.MaxPasses)
+	}
+	return fmt.Sprintf("%d passes, p50 %s → %s ms (geometric mean over cells), %s; %d failed", n, Ms(t.P50Ms[0]), Ms(t.P50Ms[n-1]), state, t.Failed)
+}
+
+func writeWarmUpsMarkdown(b *bytes.Buffer, ws []WarmUp) {
+	for _, w := range ws {
+		fmt.Fprintf(b, "## Warm-up before round %d\n\nPasses of %d requests per cell until each target's p50 stops falling (%d consecutive passes none more than %.0f%% below the best before them), at most %d passes (%s).\n\n| Target | Warm-up | p50 per pass (ms) |\n|---|---|---|\n",
+			w.BeforeRound, w.Window, w.Stable-1, 100*w.Tolerance, w.MaxPasses, w.Elapsed.Round(time.Second))
+		for _, t := range w.Targets {
+			curve := make([]string, len(t.P50Ms))
+			for i, v := range t.P50Ms {
+				curve[i] = Ms(v)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s |\n", t.Name, warmUpSummary(w, t), strings.Join(curve, " "))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeWarmUpsHTML draws each warm-up's curves: one line per target, p50 (geometric mean over
+// cells) against the pass, on a log scale so a JVM's fall and a Go target's flat line both
+// show.
+func writeWarmUpsHTML(b *bytes.Buffer, ws []WarmUp) {
+	for _, w := range ws {
+		fmt.Fprintf(b, "<h2>Warm-up before round %d</h2>\n<p>Passes of %d requests per cell until each target's p50 stops falling (%d consecutive passes none more than %.0f%% below the best before them), at most %d passes.</p>\n",
+			w.BeforeRound, w.Window, w.Stable-1, 100*w.Tolerance, w.MaxPasses)
+		lo, hi, passes := math.Inf(1), 0.0, 0
+		for _, t := range w.Targets {
+			passes = max(passes, len(t.P50Ms))
+			for _, v := range t.P50Ms {
+				if v > 0 {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
+		}
+		if passes > 0 && hi > 0 {
+			const width, height, left, bottom = 520, 180, 50, 20
+			if hi/lo < 1.5 {
+				lo, hi = lo/1.2, hi*1.2
+			}
+			ly, hy := math.Log(lo), math.Log(hi)
+			xOf := func(i int) float64 {
+				if passes == 1 {
+					return left
+				}
+				return left + float64(i)*float64(width-left-10)/float64(passes-1)
+			}
+			yOf := func(v float64) float64 { return 10 + (hy-math.Log(v))/(hy-ly)*float64(height-bottom-10) }
+			fmt.Fprintf(b, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"warm-up curves before round %d\">", width, height, width, height, w.BeforeRound)
+			fmt.Fprintf(b, "<text x=\"2\" y=\"14\">%s ms</text><text x=\"2\" y=\"%d\">%s ms</text><text x=\"%d\" y=\"%d\">pass</text>", Ms(hi), height-bottom, Ms(lo), width-40, height-4)
+			for i, t := range w.Targets {
+				var pts []string
+				for p, v := range t.P50Ms {
+					if v > 0 {
+						pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(p), yOf(v)))
+					}
+				}
+				fmt.Fprintf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"><title>%s</title></polyline>", colour(i), strings.Join(pts, " "), esc(t.Name))
+			}
+			b.WriteString("</svg>\n")
+			names := make([]string, len(w.Targets))
+			for i, t := range w.Targets {
+				names[i] = t.Name
+			}
+			legend(b, names)
+		}
+		b.WriteString("<ul>")
+		for _, t := range w.Targets {
+			fmt.Fprintf(b, "<li>%s: %s</li>", esc(t.Name), esc(strings.ReplaceAll(warmUpSummary(w, t), "**", "")))
+		}
+		b.WriteString("</ul>\n")
+	}
 }

@@ -34,6 +34,9 @@ type Manifest struct {
 	Environment map[string]map[string]string `json:"environment,omitempty"`
 	// Rounds are an experiment's rounds; a plain run has one implicit round.
 	Rounds []Round `json:"rounds,omitempty"`
+	// WarmUps are an experiment's warm-ups to a steady state (before round 1, and after
+	// every switch in the switched mode).
+	WarmUps []WarmUp `json:"warm_ups,omitempty"`
 	// Trials summarises every trial of a plain run.
 	Trials   []TrialRecord `json:"trials,omitempty"`
 	Complete bool          `json:"complete"`
@@ -168,4 +171,44 @@ func RedactURL(u *url.URL) string {
 		c.User = url.User("***")
 	}
 	return c.String()
+}
+
+// WarmUp is how the targets were warmed to a steady state before a round: the rule and,
+// per target, the curve of its p50 over the warm-up passes.
+type WarmUp struct {
+	// BeforeRound is the round the warm-up preceded (1, or a round after a switch).
+	BeforeRound int `json:"before_round"`
+	// Rule: each pass sends Window requests per cell (operation x clients) to every target;
+	// a target is steady once the geometric mean over cells of its p50 has stopped falling:
+	// none of the last Stable-1 passes is more than Tolerance below the best pass before
+	// them. Warm-up ends when every target is steady or after MaxPasses passes.
+	Window    int           `json:"window"`
+	Tolerance float64       `json:"tolerance"`
+	Stable    int           `json:"stable"`
+	MaxPasses int           `json:"max_passes"`
+	Targets   []WarmTarget  `json:"targets"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+}
+
+// WarmTarget is one target's warm-up curve.
+type WarmTarget struct {
+	Name string `json:"name"`
+	// Steady reports the rule was met at the last pass, from pass SteadyAt on (0 when not);
+	// CapReached that the warm-up stopped at MaxPasses with this target not steady.
+	Steady     bool `json:"steady"`
+	SteadyAt   int  `json:"steady_at,omitempty"`
+	CapReached bool `json:"cap_reached"`
+	// P50Ms is, per pass, the geometric mean over the cells of the target's p50 (ms); 0 for a
+	// pass without a passing response. Cells holds each cell's own curve.
+	P50Ms []float64  `json:"p50_ms"`
+	Cells []WarmCell `json:"cells"`
+	// Failed counts responses that failed the check during the warm-up.
+	Failed int `json:"failed"`
+}
+
+// WarmCell is one cell's p50 per warm-up pass.
+type WarmCell struct {
+	Op      string    `json:"op"`
+	Clients int       `json:"clients"`
+	P50Ms   []float64 `json:"p50_ms"`
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
@@ -47,7 +48,38 @@ type Experiment struct {
 	Now      func() time.Time
 	// Sleep waits between readiness attempts (default time.Sleep, interruptible by ctx).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Warm is the warm-up to a steady state before round 1 (and after every switch, for the
+	// switched-in variant); its zero value warms nothing.
+	Warm WarmRule
+	// Say, when set, hears what the experiment is waiting for and doing between rounds: the
+	// readiness it awaits (with the last reason a target was not ready), the warm-up passes.
+	Say func(string)
+
+	// Sequential, when set, makes Execute look at the data after every ABBA block (Order
+	// holds its MaxBlocks blocks) with LookOptions at that look's alpha, and stop as soon as
+	// Sequential.Stop allows; Report then analyses at the last look's alpha.
+	Sequential  *experiment.Sequential
+	LookOptions experiment.Options
+
+	// warmUps are the warm-ups run so far, for the report and the manifest; looks the
+	// sequential looks (block, reason).
+	warmUps []report.WarmUp
+	looks   []look
 }
+
+type look struct {
+	block int
+	why   string
+}
+
+func (x *Experiment) say(s string) {
+	if x.Say != nil {
+		x.Say(s)
+	}
+}
+
+// WarmUps returns the warm-ups Execute ran, in order.
+func (x *Experiment) WarmUps() []report.WarmUp { return x.warmUps }
 
 // RoundResult is one round: which variant it measured and the run's results.
 type RoundResult struct {
@@ -63,9 +95,9 @@ type RoundResult struct {
 	Samples map[[3]any][]time.Duration
 }
 
-// MeasuredResponses is the number of measured (timed or failed) requests an experiment
+// PlannedResponses is the number of measured (timed or failed) requests an experiment
 // plans: rounds x (variant + natives) x operations x concurrency levels x trials x requests.
-func (x *Experiment) MeasuredResponses() int {
+func (x *Experiment) PlannedResponses() int {
 	s := x.Settings
 	return len(x.Order) * (1 + len(x.Natives)) * len(s.Ops) * len(s.Clients) * s.Trials * s.Requests
 }
@@ -90,21 +122,48 @@ func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
 	}
 	var rounds []RoundResult
 	current := ""
+	x.warmUps = nil
 	for i, v := range x.Order {
 		round := i + 1
 		va := x.variant(v)
 		rr := RoundResult{Round: round, Variant: v, Label: va.Label, Started: now().UTC()}
+		switched := false
 		if x.Switch != nil && va.Label != current {
 			out, err := x.Switch(ctx, va.Label)
 			rr.Switch = out
 			if err != nil {
 				return rounds, fmt.Errorf("round %d: switching to %s: %w", round, va.Label, err)
 			}
-			current = va.Label
+			current, switched = va.Label, true
 		}
 		targets := append([]*target.Target{named(va.Target, va.Label)}, x.Natives...)
+		// Before round 1 every target is warmed: in the two-URL mode both variants and the
+		// natives; in the switched mode the variant being served and the natives, and after
+		// every later switch the variant switched in (a restart is cold again).
+		var warm []*target.Target
+		switch {
+		case i == 0 && x.Switch == nil:
+			warm = append([]*target.Target{named(x.Baseline.Target, x.Baseline.Label), named(x.Candidate.Target, x.Candidate.Label)}, x.Natives...)
+		case i == 0:
+			warm = targets
+		case switched:
+			warm = targets[:1]
+		}
 		if err := x.awaitReady(ctx, targets); err != nil {
 			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
+		}
+		if len(warm) > 0 && x.Warm.MaxPasses > 0 {
+			if i == 0 && x.Switch == nil {
+				if err := x.awaitReady(ctx, warm); err != nil {
+					return rounds, fmt.Errorf("before round 1: %w", err)
+				}
+			}
+			x.say(fmt.Sprintf("warming %s before round %d: %s", targetNames(warm), round, x.Warm.withDefaults(x.Settings)))
+			w, err := x.warmUp(ctx, warm, round)
+			x.warmUps = append(x.warmUps, w)
+			if err != nil {
+				return rounds, fmt.Errorf("before round %d: %w", round, err)
+			}
 		}
 		run := &Run{
 			Settings: x.Settings, Suite: x.Suite, Targets: targets, Ready: x.Ready, Now: x.Now,
@@ -134,8 +193,43 @@ func (x *Experiment) Execute(ctx context.Context) ([]RoundResult, error) {
 		if err != nil {
 			return rounds, fmt.Errorf("round %d (%s): %w", round, va.Label, err)
 		}
+		if x.Sequential != nil && round%4 == 0 {
+			stop, err := x.look(rounds, round/4)
+			if err != nil {
+				return rounds, err
+			}
+			if stop {
+				return rounds, nil
+			}
+		}
 	}
 	return rounds, nil
+}
+
+// look analyses the rounds after block k at that look's alpha and says whether to stop.
+func (x *Experiment) look(rounds []RoundResult, k int) (bool, error) {
+	o := x.LookOptions
+	o.Alpha = x.Sequential.AlphaAt(k)
+	a, err := experiment.Analyze(Input(rounds, x.nativeNames()), o)
+	if err != nil {
+		return false, fmt.Errorf("look after round %d: %w", 4*k, err)
+	}
+	stop, why := x.Sequential.Stop(a, k)
+	x.looks = append(x.looks, look{block: k, why: why})
+	next := "stop"
+	if !stop {
+		next = "another ABBA block"
+	}
+	x.say(fmt.Sprintf("look %d of at most %d (alpha %.4g): %s; %s", k, x.Sequential.MaxBlocks, o.Alpha, why, next))
+	return stop, nil
+}
+
+func (x *Experiment) nativeNames() []string {
+	natives := make([]string, len(x.Natives))
+	for i, n := range x.Natives {
+		natives[i] = n.Name
+	}
+	return natives
 }
 
 // named returns a copy of t under another name (the variant's label).
@@ -165,8 +259,10 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			}
 		}
 	}
-	deadline := time.Now().Add(x.ReadyTimeout)
+	start := time.Now()
+	deadline := start.Add(x.ReadyTimeout)
 	wait := 200 * time.Millisecond
+	said, lastSaid := "", time.Time{}
 	for {
 		var lastErr error
 		for _, t := range ts {
@@ -176,6 +272,9 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			}
 		}
 		if lastErr == nil {
+			if said != "" {
+				x.say(fmt.Sprintf("%s ready after %s", targetNames(ts), time.Since(start).Round(100*time.Millisecond)))
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -184,11 +283,25 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 		if time.Now().Add(wait).After(deadline) {
 			return fmt.Errorf("%w (gave up after %s)", lastErr, x.ReadyTimeout)
 		}
+		// Say what it waits for at once, then when the reason changes or every 10 s, so a
+		// closed port is not two minutes of silence.
+		if msg := lastErr.Error(); msg != said || time.Since(lastSaid) >= 10*time.Second {
+			x.say(fmt.Sprintf("waiting up to %s for %s to be ready (%s so far): %s", x.ReadyTimeout, targetNames(ts), time.Since(start).Round(time.Second), msg))
+			said, lastSaid = msg, time.Now()
+		}
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
+}
+
+func targetNames(ts []*target.Target) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // Input turns finished rounds into the experiment analysis's input: per cell, each round's
@@ -269,13 +382,27 @@ func ReportRounds(rounds []RoundResult) (listed []report.RoundInfo, recorded []r
 // plan's measured responses and the rounds as the report lists them. recorded is the rounds
 // as the manifest records them (ReportRounds).
 func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Options) (rep *report.Experiment, recorded []report.Round, err error) {
-	natives := make([]string, len(x.Natives))
-	for i, n := range x.Natives {
-		natives[i] = n.Name
+	natives := x.nativeNames()
+	var last *look
+	if x.Sequential != nil && len(x.looks) > 0 {
+		last = &x.looks[len(x.looks)-1]
+		if last.block == len(rounds)/4 {
+			o.Alpha = x.Sequential.AlphaAt(last.block)
+		} else {
+			last = nil // stopped between looks: analysed at the next look's alpha
+			o.Alpha = x.Sequential.AlphaAt(len(rounds)/4 + 1)
+		}
 	}
 	analysis, err := experiment.Analyze(Input(rounds, natives), o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("analysing the experiment: %w", err)
+	}
+	if x.Sequential != nil {
+		analysis.Method += fmt.Sprintf("; sequential: looks after every ABBA block up to %d rounds, this one after %d rounds at alpha %.4g (%s; family-wise error at most %.2g over all looks)",
+			4*x.Sequential.MaxBlocks, len(rounds), o.Alpha, experiment.Spending, x.Sequential.Alpha)
+		if last != nil {
+			analysis.Reasons = append(analysis.Reasons, "sequential: stopped because "+last.why)
+		}
 	}
 	merged, err := Merge(rounds)
 	if err != nil {
@@ -283,9 +410,15 @@ func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Opt
 	}
 	if runErr != nil {
 		merged.Complete, merged.Incomplete = false, runErr.Error()
+		analysis.MarkIncomplete(runErr.Error(), len(x.Order))
 	}
+	measured := 0
+	for _, c := range merged.Cells {
+		measured += c.Passed + c.Failed
+	}
+	analysis.Warnings = append(analysis.Warnings, WarmUpWarnings(x.warmUps)...)
 	rep = &report.Experiment{Results: merged, Baseline: x.Baseline.Label, Candidate: x.Candidate.Label, Natives: natives,
-		Analysis: analysis, MeasuredResponses: x.MeasuredResponses()}
+		Analysis: analysis, PlannedResponses: x.PlannedResponses(), MeasuredResponses: measured, WarmUps: x.warmUps}
 	rep.Rounds, recorded = ReportRounds(rounds)
 	return rep, recorded, nil
 }

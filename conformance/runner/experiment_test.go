@@ -92,7 +92,8 @@ func TestExperimentReport(t *testing.T) {
 		verdict     experiment.Verdict
 	}{
 		{"a slower candidate, all rounds finished", 2, nil, experiment.Reject},
-		{"no change, stopped early", 1, errors.New("round 5: interrupted"), experiment.NoChangeFound},
+		{"no change, stopped early", 1, errors.New("round 5: interrupted"), experiment.Incomplete},
+		{"a slower candidate, stopped early: still incomplete", 2, errors.New("round 5: interrupted"), experiment.Incomplete},
 	} {
 		rounds := experimentRounds(tc.candidateMs)
 		rep, recorded, err := x.Report(rounds, tc.runErr, opts)
@@ -102,6 +103,9 @@ func TestExperimentReport(t *testing.T) {
 		analysis, err := experiment.Analyze(Input(rounds, []string{"es"}), opts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.runErr != nil {
+			analysis.MarkIncomplete(tc.runErr.Error(), len(x.Order))
 		}
 		if !reflect.DeepEqual(rep.Analysis, analysis) {
 			t.Errorf("%s: analysis = %+v\nwant Analyze(Input(rounds)) = %+v", tc.reason, rep.Analysis, analysis)
@@ -126,8 +130,8 @@ func TestExperimentReport(t *testing.T) {
 		if !reflect.DeepEqual(rep.Rounds, listed) || !reflect.DeepEqual(recorded, wantRecorded) {
 			t.Errorf("%s: rounds listed %+v, recorded %+v; want ReportRounds's", tc.reason, rep.Rounds, recorded)
 		}
-		if rep.Baseline != "rest" || rep.Candidate != "grpc" || !reflect.DeepEqual(rep.Natives, []string{"es"}) || rep.MeasuredResponses != x.MeasuredResponses() {
-			t.Errorf("%s: baseline %q, candidate %q, natives %v, measured %d", tc.reason, rep.Baseline, rep.Candidate, rep.Natives, rep.MeasuredResponses)
+		if rep.Baseline != "rest" || rep.Candidate != "grpc" || !reflect.DeepEqual(rep.Natives, []string{"es"}) || rep.PlannedResponses != x.PlannedResponses() || rep.MeasuredResponses != 2400 {
+			t.Errorf("%s: baseline %q, candidate %q, natives %v, measured %d of %d planned, want 2400 of %d", tc.reason, rep.Baseline, rep.Candidate, rep.Natives, rep.MeasuredResponses, rep.PlannedResponses, x.PlannedResponses())
 		}
 	}
 	// Options the analysis refuses are its error, said so.

@@ -34,7 +34,12 @@ func (x *Experiment) WritePlan(w io.Writer, mode string) {
 	}
 	fmt.Fprintf(w, "  settings  ops %s; clients %s; trials %d; requests %d per trial (shared among the clients); warmup %d; track_total_hits %s; timed layer %s\n",
 		strings.Join(s.Ops, ","), joinInts(s.Clients), s.Trials, s.Requests, s.Warmup, s.TrackTotalHits, s.Layer)
-	fmt.Fprintf(w, "  rounds    %d in ABBA order: %s\n", len(x.Order), x.RoundOrder())
+	if x.Sequential != nil {
+		fmt.Fprintf(w, "  rounds    sequential: at most %d in ABBA order, a look after every block of 4; stops when every cell is decided or a cell regressed (%s)\n", len(x.Order), experiment.Spending)
+	} else {
+		fmt.Fprintf(w, "  rounds    %d in ABBA order: %s\n", len(x.Order), x.RoundOrder())
+	}
+	fmt.Fprintf(w, "  warm-up   before round 1, every target: %s\n", x.Warm.withDefaults(s))
 	steps := len(s.Ops) * len(s.Clients) * s.Trials
 	fmt.Fprintf(w, "\nEach round: readiness and corpus check of every target, then %d steps (trial x operation x clients), every target per step in rotating order:\n", steps)
 	natives := make([]string, len(x.Natives))
@@ -70,7 +75,7 @@ func (x *Experiment) WritePlan(w io.Writer, mode string) {
 	}
 	perRound := (1 + len(x.Natives)) * steps * s.Requests
 	fmt.Fprintf(w, "\nMeasured responses: %d rounds x %d targets x %d operations x %d concurrency levels x %d trials x %d requests = %d (%d per round), plus %d warmup requests\n",
-		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.MeasuredResponses(), perRound,
+		len(x.Order), 1+len(x.Natives), len(s.Ops), len(s.Clients), s.Trials, s.Requests, x.PlannedResponses(), perRound,
 		len(x.Order)*(1+len(x.Natives))*steps*s.Warmup)
 }
 
