@@ -69,9 +69,10 @@ const (
 	Improved  Class = "improved"
 	Regressed Class = "regressed"
 	NoChange  Class = "no-change"
-	// Failures is a compared cell in which some response of either run failed the check:
-	// its latencies describe the passing responses only, so it is neither a change nor none
-	// (CompareResult.FlagFailures).
+	// Failures is a compared cell in which some response of either run failed the check, or
+	// an experiment's cell in which some response of either variant did: its latencies
+	// describe the passing responses only, so it is neither a change nor none
+	// (CompareResult.FlagFailures; Analyze).
 	Failures Class = "failures"
 )
 
@@ -125,8 +126,11 @@ type CellResult struct {
 	// Significant reports PHolm <= Alpha.
 	Significant bool
 	Class       Class
-	// Note says why a cell could not be tested.
+	// Note says why a cell could not be tested, or that responses failed in it.
 	Note string
+	// Failed counts the variants' responses of the cell that failed the check, all rounds
+	// (measured and warmup); a cell with any is classed Failures.
+	Failed int
 	// MinDeclarable is the smallest change (a fraction) this cell could declare with its
 	// measured noise: the size at which its estimate reaches Holm's first step. NaN when
 	// untested.
@@ -225,6 +229,15 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 				cr.Class = Improved
 			}
 		}
+		if cr.Failed = cellFailures(c); cr.Failed > 0 {
+			// Its latencies rest on the passing responses only: neither a change nor none.
+			cr.Class = Failures
+			why := fmt.Sprintf("%s of the variants failed the check", count(cr.Failed, "response", "responses"))
+			if cr.Note != "" {
+				why = cr.Note + "; " + why
+			}
+			cr.Note = why
+		}
 		res.Cells = append(res.Cells, cr)
 		if res.NativeWeights == nil {
 			res.NativeWeights = map[int]float64{}
@@ -304,6 +317,15 @@ func decide(res *Result) (Verdict, []string) {
 		return Adopt, reasons
 	}
 	return NoChangeFound, []string{fmt.Sprintf("no cell changed significantly by more than %.0f%%", 100*res.Threshold)}
+}
+
+// cellFailures counts the variants' responses of a cell that failed the check, all rounds.
+func cellFailures(c Cell) int {
+	n := 0
+	for _, r := range c.Rounds {
+		n += r.Failed
+	}
+	return n
 }
 
 func spreads(c Cell, v Variant) Spread {
@@ -417,6 +439,9 @@ func (r *Result) String() string {
 			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 		if !math.IsNaN(c.MinDeclarable) {
 			fmt.Fprintf(&b, " declarable beyond %.1f%%", 100*c.MinDeclarable)
+		}
+		if c.Failed > 0 {
+			fmt.Fprintf(&b, "; %s", c.Note)
 		}
 		b.WriteString("\n")
 	}

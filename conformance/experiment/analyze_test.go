@@ -452,3 +452,30 @@ func TestResultStringOneUnit(t *testing.T) {
 		t.Errorf("mixes units:\n%s", s)
 	}
 }
+
+// A cell in which some response failed the check is classed failures, never no-change: its
+// latencies rest on the passing responses only. The other cells keep their classes.
+func TestCellWithFailuresIsNotNoChange(t *testing.T) {
+	keys := []CellKey{{"get", 1}, {"page", 1}}
+	base := []float64{1000, 1000}
+	in := balancedInput(ABBA(2), 0.002, 0.003, keys, base, base)
+	in.Cells[1].Rounds[1].Failed = 6 // a candidate round of page@1
+	in.Failures = map[Variant]int{Candidate: 6}
+	res, err := Analyze(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Cells[0].Class; got != NoChange {
+		t.Errorf("get@1, no failure: class %s, want no-change", got)
+	}
+	c := res.Cells[1]
+	if c.Class != Failures || c.Failed != 6 || c.Note != "6 responses of the variants failed the check" {
+		t.Errorf("page@1: class %s, failed %d, note %q; want failures, 6 and the count", c.Class, c.Failed, c.Note)
+	}
+	if res.Verdict != Reject {
+		t.Errorf("verdict %s, want reject", res.Verdict)
+	}
+	if s := res.String(); !strings.Contains(s, "page@1       ✗ failures") || !strings.Contains(s, "; 6 responses of the variants failed the check") {
+		t.Errorf("the text does not show the cell's failures:\n%s", s)
+	}
+}

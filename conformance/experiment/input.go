@@ -46,6 +46,9 @@ type Round struct {
 	Trials []time.Duration
 	// Natives maps a native engine's name to its trial p50s in this round.
 	Natives map[string][]time.Duration
+	// Failed counts the variant's responses of this cell and round that failed the check
+	// (measured or warmup): a cell with any is classed Failures, whatever its latencies say.
+	Failed int
 }
 
 // Cell is one cell's rounds, in run order. Every cell of an experiment has the same rounds.

@@ -319,6 +319,10 @@ func Input(rounds []RoundResult, natives []string) experiment.Input {
 				r := experiment.Round{Variant: rr.Variant, Natives: map[string][]time.Duration{}}
 				if c := rr.Results.Cell(rr.Label, op, n); c != nil {
 					r.Trials = trialP50s(c)
+					r.Failed = c.Failed
+					for _, t := range c.Trials {
+						r.Failed += t.WarmupFailed
+					}
 				}
 				for _, name := range natives {
 					if c := rr.Results.Cell(name, op, n); c != nil {
