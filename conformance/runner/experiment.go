@@ -277,8 +277,8 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			}
 			return nil
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := target.Interruption(ctx); err != nil {
+			return fmt.Errorf("%w while waiting for %s to be ready", err, targetNames(ts))
 		}
 		if time.Now().Add(wait).After(deadline) {
 			return fmt.Errorf("%w (gave up after %s)", lastErr, x.ReadyTimeout)
@@ -290,7 +290,10 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 			said, lastSaid = msg, time.Now()
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return err
+			if ierr := target.Interruption(ctx); ierr != nil {
+				err = ierr
+			}
+			return fmt.Errorf("%w while waiting for %s to be ready", err, targetNames(ts))
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
