@@ -101,6 +101,9 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 		w.walkBody()
 	}
 	res.Diffs = w.diffs
+	if r := w.relax & relaxRequestAware; r != 0 && len(res.Diffs) > 0 {
+		x.excuseOpenSearch(status, body, res.Diffs, r, opts.Fields)
+	}
 	// The path's keys may point into body; drop them before the walker is reused.
 	clear(w.path[:cap(w.path)])
 	*w = walker{path: w.path[:0]}
