@@ -100,6 +100,21 @@ func TestOpenSearchRelaxations(t *testing.T) {
 			hitsBody(9), hitsBody(10), 200, false, "floor(100.4) = round(100.4) = 100"},
 		{"scaled_float term at a half point", RelaxOSScaledFloatRounding, `{"query":{"term":{"price":0.145}}}`,
 			hitsBody(2), hitsBody(0), 200, true, "round(14.5) = 15 in decimal, round(0.145*100 = 14.499999999999998) = 14 in doubles"},
+		{"search_after skips aggregated documents", RelaxOSSearchAfterAggs,
+			`{"query":{"ids":{"values":["SKU-33107"]}},"sort":["views","sku"],"track_total_hits":false,"aggs":{"a0":{"terms":{"field":"sku"}}},"search_after":[399000,"SKU-09836"]}`,
+			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[{"key":"SKU-33107","doc_count":1}]}}}`,
+			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[]}}}`, 200, true,
+			"the shrunk case from seed 2: OpenSearch aggregates only the documents after the cursor"},
+		{"search_after aggregations, totals tracked", RelaxOSSearchAfterAggs,
+			`{"sort":["views","sku"],"aggs":{"a0":{"terms":{"field":"sku"}}},"search_after":[399000,"SKU-09836"]}`,
+			`{"took":1,"hits":{"total":{"value":1,"relation":"eq"},"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[{"key":"SKU-33107","doc_count":1}]}}}`,
+			`{"took":1,"hits":{"total":{"value":1,"relation":"eq"},"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[]}}}`, 200, false,
+			"with totals tracked OpenSearch aggregates every match"},
+		{"search_after on a keyword, aggregations", RelaxOSSearchAfterAggs,
+			`{"sort":["sku"],"track_total_hits":false,"aggs":{"a0":{"terms":{"field":"sku"}}},"search_after":["SKU-09836"]}`,
+			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[{"key":"SKU-03107","doc_count":1}]}}}`,
+			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[]}}}`, 200, false,
+			"only a numeric or date first key"},
 		{"double field bound", RelaxOSScaledFloatRounding, `{"query":{"range":{"weight":{"gte":1.004}}}}`,
 			hitsBody(9), hitsBody(10), 200, false, "not a scaled_float"},
 		{"off-grid bound, status", RelaxOSScaledFloatRounding, `{"query":{"range":{"price":{"gte":1.004}}}}`,
@@ -170,7 +185,7 @@ func TestParseRelaxationsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &Options{Relax: rs}
-	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode"
+	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode, opensearch-search-after-aggs"
 	if o.String() != want {
 		t.Errorf("header %q, want %q", o.String(), want)
 	}

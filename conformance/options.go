@@ -59,6 +59,10 @@ const (
 	// can make OpenSearch fail with HTTP 500 (unsupported_operation_exception or
 	// array_index_out_of_bounds_exception) where Elasticsearch sorts.
 	RelaxOSSortMode Relaxation = "opensearch-sort-mode"
+	// RelaxOSSearchAfterAggs: with track_total_hits false, OpenSearch leaves out of the
+	// aggregations the documents a search_after on a numeric or date first sort key skips;
+	// Elasticsearch aggregates every match of the query.
+	RelaxOSSearchAfterAggs Relaxation = "opensearch-search-after-aggs"
 
 	// RelaxOpenSearch names the set of OpenSearch relaxations: giving it gives each of them,
 	// and reports list them one by one.
@@ -67,7 +71,7 @@ const (
 
 // relaxGroups are names that stand for several relaxations on the command line.
 var relaxGroups = map[Relaxation][]Relaxation{
-	RelaxOpenSearch: {RelaxOSIntSort, RelaxOSSearchAfterNullKeyword, RelaxOSScaledFloatRounding, RelaxOSScaledFloatSort, RelaxOSSortMode},
+	RelaxOpenSearch: {RelaxOSIntSort, RelaxOSSearchAfterNullKeyword, RelaxOSScaledFloatRounding, RelaxOSScaledFloatSort, RelaxOSSortMode, RelaxOSSearchAfterAggs},
 }
 
 var relaxations = []struct {
@@ -85,6 +89,7 @@ var relaxations = []struct {
 	{RelaxOSScaledFloatRounding, relaxOSScaledFloatRounding, "OpenSearch: scaled_float range and term values rounded to the nearest long off the grid"},
 	{RelaxOSScaledFloatSort, relaxOSScaledFloatSort, "OpenSearch: wrong hits when the first sort key is a scaled_float"},
 	{RelaxOSSortMode, relaxOSSortMode, "OpenSearch: HTTP 500 for sort mode avg, sum or median on integer, float and date fields"},
+	{RelaxOSSearchAfterAggs, relaxOSSearchAfterAggs, "OpenSearch: aggregations leave out what a numeric search_after skips when track_total_hits is false"},
 }
 
 // Relaxations returns every relaxation with a one-line description, in stable order, for
@@ -150,9 +155,10 @@ const (
 	relaxOSScaledFloatRounding
 	relaxOSScaledFloatSort
 	relaxOSSortMode
+	relaxOSSearchAfterAggs
 
 	// relaxRequestAware are the relaxations that look at the request and the mapping.
-	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode
+	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs
 )
 
 func (r Relaxation) bit() relaxBits {
