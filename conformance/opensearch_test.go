@@ -115,6 +115,12 @@ func TestOpenSearchRelaxations(t *testing.T) {
 			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[{"key":"SKU-03107","doc_count":1}]}}}`,
 			`{"took":1,"hits":{"max_score":null,"hits":[]},"aggregations":{"a0":{"buckets":[]}}}`, 200, false,
 			"only a numeric or date first key"},
+		{"totals at the threshold", RelaxOSTotalsAtThreshold, `{"query":{"ids":{"values":["SKU-54997"]}},"size":0,"track_total_hits":1}`,
+			hitsBody(1), strings.Replace(hitsBody(1), `"eq"`, `"gte"`, 1), 200, true, "the shrunk case from seed 4: one match, threshold 1"},
+		{"totals below the threshold", RelaxOSTotalsAtThreshold, `{"size":0,"track_total_hits":2}`,
+			hitsBody(1), strings.Replace(hitsBody(1), `"eq"`, `"gte"`, 1), 200, false, "one match under a threshold of 2 is exact in both"},
+		{"totals at the threshold, value", RelaxOSTotalsAtThreshold, `{"size":0,"track_total_hits":1}`,
+			hitsBody(1), strings.Replace(hitsBody(2), `"eq"`, `"gte"`, 1), 200, false, "the value must still be N"},
 		{"double field bound", RelaxOSScaledFloatRounding, `{"query":{"range":{"weight":{"gte":1.004}}}}`,
 			hitsBody(9), hitsBody(10), 200, false, "not a scaled_float"},
 		{"off-grid bound, status", RelaxOSScaledFloatRounding, `{"query":{"range":{"price":{"gte":1.004}}}}`,
@@ -185,7 +191,7 @@ func TestParseRelaxationsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &Options{Relax: rs}
-	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode, opensearch-search-after-aggs"
+	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode, opensearch-search-after-aggs, opensearch-totals-at-threshold"
 	if o.String() != want {
 		t.Errorf("header %q, want %q", o.String(), want)
 	}
