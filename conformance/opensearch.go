@@ -83,8 +83,8 @@ type requestFacts struct {
 	// scaledFloatDivergent: a range bound or term value on a scaled_float field selects a
 	// different stored long under OpenSearch's rounding than under Elasticsearch's.
 	scaledFloatDivergent bool
-	// searchAfterAggs: a search_after on a numeric or date first sort key, with aggregations
-	// and track_total_hits false.
+	// searchAfterAggs: a search_after on a field's first sort key (not _doc or _score),
+	// with aggregations and track_total_hits false.
 	searchAfterAggs bool
 	// threshold is an integer track_total_hits, or -1.
 	threshold int64
@@ -97,10 +97,6 @@ var intSortTypes = map[string]bool{"integer": true, "short": true, "byte": true,
 // customModeTypes are the types on which OpenSearch 3.6 was seen to fail a sort with mode
 // avg, sum or median (long, double, scaled_float and boolean sort).
 var customModeTypes = map[string]bool{"integer": true, "float": true, "date": true}
-
-// numericSortTypes are the numeric and date mapping types.
-var numericSortTypes = map[string]bool{"long": true, "integer": true, "short": true, "byte": true, "double": true,
-	"float": true, "half_float": true, "scaled_float": true, "unsigned_long": true, "date": true, "date_nanos": true}
 
 func analyzeRequest(body []byte, ft FieldTypes) requestFacts {
 	f := requestFacts{intKeys: map[int]bool{}, threshold: -1}
@@ -141,7 +137,7 @@ func analyzeRequest(body []byte, ft FieldTypes) requestFacts {
 	if len(keys) > 0 && len(after) > 0 && req.Get("track_total_hits").Type == gjson.False &&
 		(req.Get("aggs").Exists() || req.Get("aggregations").Exists()) {
 		field, _ := sortKey(keys[0])
-		f.searchAfterAggs = numericSortTypes[ft[field].Type]
+		_, f.searchAfterAggs = ft[field]
 	}
 	return f
 }

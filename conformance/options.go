@@ -60,7 +60,7 @@ const (
 	// array_index_out_of_bounds_exception) where Elasticsearch sorts.
 	RelaxOSSortMode Relaxation = "opensearch-sort-mode"
 	// RelaxOSSearchAfterAggs: with track_total_hits false, OpenSearch leaves out of the
-	// aggregations the documents a search_after on a numeric or date first sort key skips;
+	// aggregations the documents a search_after on a field's first sort key skips;
 	// Elasticsearch aggregates every match of the query.
 	RelaxOSSearchAfterAggs Relaxation = "opensearch-search-after-aggs"
 	// RelaxOSTotalsAtThreshold: when exactly track_total_hits: N documents match, OpenSearch
@@ -93,7 +93,7 @@ var relaxations = []struct {
 	{RelaxOSScaledFloatRounding, relaxOSScaledFloatRounding, "OpenSearch: scaled_float range and term values rounded to the nearest long off the grid"},
 	{RelaxOSScaledFloatSort, relaxOSScaledFloatSort, "OpenSearch: wrong hits when the first sort key is a scaled_float"},
 	{RelaxOSSortMode, relaxOSSortMode, "OpenSearch: HTTP 500 for sort mode avg, sum or median on integer, float and date fields"},
-	{RelaxOSSearchAfterAggs, relaxOSSearchAfterAggs, "OpenSearch: aggregations leave out what a numeric search_after skips when track_total_hits is false"},
+	{RelaxOSSearchAfterAggs, relaxOSSearchAfterAggs, "OpenSearch: aggregations leave out what a search_after skips when track_total_hits is false"},
 	{RelaxOSTotalsAtThreshold, relaxOSTotalsAtThreshold, `OpenSearch: hits.total.relation "gte" when exactly track_total_hits: N documents match`},
 }
 
