@@ -86,8 +86,6 @@ type requestFacts struct {
 	// searchAfterAggs: a search_after on a field's first sort key (not _doc or _score),
 	// with aggregations and track_total_hits false.
 	searchAfterAggs bool
-	// threshold is an integer track_total_hits, or -1.
-	threshold int64
 }
 
 // intSortTypes are the mapping types OpenSearch's IndexNumericFieldData.NumericType sorts as
@@ -99,13 +97,8 @@ var intSortTypes = map[string]bool{"integer": true, "short": true, "byte": true,
 var customModeTypes = map[string]bool{"integer": true, "float": true, "date": true}
 
 func analyzeRequest(body []byte, ft FieldTypes) requestFacts {
-	f := requestFacts{intKeys: map[int]bool{}, threshold: -1}
+	f := requestFacts{intKeys: map[int]bool{}}
 	req := gjson.ParseBytes(body)
-	if t := req.Get("track_total_hits"); t.Type == gjson.Number {
-		if n, err := strconv.ParseInt(t.Raw, 10, 64); err == nil {
-			f.threshold = n
-		}
-	}
 	var keys []gjson.Result
 	switch s := req.Get("sort"); {
 	case s.IsArray():
@@ -355,15 +348,37 @@ func (x *Expectation) excuseOpenSearch(status int, body []byte, diffs []Differen
 	if bits&relaxOSSearchAfterAggs != 0 && f.searchAfterAggs {
 		excuse(RelaxOSSearchAfterAggs, func(d *Difference) bool { return d.Class == ClassAggregations })
 	}
-	if bits&relaxOSTotalsAtThreshold != 0 && f.threshold >= 0 &&
-		gjson.GetBytes(x.body, "hits.total.value").Raw == strconv.FormatInt(f.threshold, 10) {
-		excuse(RelaxOSTotalsAtThreshold, func(d *Difference) bool {
-			return d.Path == "hits.total.relation" && d.Want == `"eq"` && d.Got == `"gte"`
-		})
-	}
 	if bits&relaxOSScaledFloatRounding != 0 && f.scaledFloatDivergent {
 		excuse(RelaxOSScaledFloatRounding, func(d *Difference) bool {
 			return hitClass(d.Class) || d.Class == ClassTotals || d.Class == ClassAggregations
 		})
+	}
+}
+
+// acceptAtThreshold stops failing the one difference Elasticsearch itself makes either way:
+// hits.total.relation "gte" where "eq" is expected, when a size-0 search with
+// track_total_hits: N matches exactly N documents. Elasticsearch 8.15 counts such a search
+// with PartialHitCountCollector (server/src/main/java/org/elasticsearch/search/query/
+// PartialHitCountCollector.java), which marks itself early-terminated when another segment
+// is offered after N documents were collected, whether or not that segment holds a match; the
+// shard then reports "gte". So the relation at exactly N depends on which segment holds the
+// N-th match (and on whether the query's Weight#count answered instead), which no oracle
+// knows: real Elasticsearch 8.15.0 answered {"value":1,"relation":"gte"} to
+// {"query":{"ids":{"values":["SKU-54997"]}},"size":0,"track_total_hits":1} and "eq" to
+// other one-match queries. The difference is kept, reported and not failing; the value must
+// still be N.
+func (x *Expectation) acceptAtThreshold(diffs []Difference) {
+	req := gjson.ParseBytes(x.request)
+	tth := req.Get("track_total_hits")
+	if tth.Type != gjson.Number || req.Get("size").Raw != "0" {
+		return
+	}
+	if gjson.GetBytes(x.body, "hits.total.value").Raw != tth.Raw {
+		return
+	}
+	for i := range diffs {
+		if d := &diffs[i]; d.Fails && d.Path == "hits.total.relation" && d.Want == `"eq"` && d.Got == `"gte"` {
+			d.Fails = false
+		}
 	}
 }

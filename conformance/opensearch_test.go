@@ -125,12 +125,6 @@ func TestOpenSearchRelaxations(t *testing.T) {
 			`{"took":1,"hits":{"max_score":null,"hits":[` + hit("SKU-99978", `["SKU-99978"]`) + `]},"aggregations":{"a0":{"buckets":[]}}}`,
 			`{"took":1,"hits":{"max_score":null,"hits":[` + hit("SKU-99979", `["SKU-99979"]`) + `]},"aggregations":{"a0":{"buckets":[]}}}`, 200, false,
 			"the hits are not the aggregations'"},
-		{"totals at the threshold", RelaxOSTotalsAtThreshold, `{"query":{"ids":{"values":["SKU-54997"]}},"size":0,"track_total_hits":1}`,
-			hitsBody(1), strings.Replace(hitsBody(1), `"eq"`, `"gte"`, 1), 200, true, "the shrunk case from seed 4: one match, threshold 1"},
-		{"totals below the threshold", RelaxOSTotalsAtThreshold, `{"size":0,"track_total_hits":2}`,
-			hitsBody(1), strings.Replace(hitsBody(1), `"eq"`, `"gte"`, 1), 200, false, "one match under a threshold of 2 is exact in both"},
-		{"totals at the threshold, value", RelaxOSTotalsAtThreshold, `{"size":0,"track_total_hits":1}`,
-			hitsBody(1), strings.Replace(hitsBody(2), `"eq"`, `"gte"`, 1), 200, false, "the value must still be N"},
 		{"double field bound", RelaxOSScaledFloatRounding, `{"query":{"range":{"weight":{"gte":1.004}}}}`,
 			hitsBody(9), hitsBody(10), 200, false, "not a scaled_float"},
 		{"off-grid bound, status", RelaxOSScaledFloatRounding, `{"query":{"range":{"price":{"gte":1.004}}}}`,
@@ -201,7 +195,7 @@ func TestParseRelaxationsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &Options{Relax: rs}
-	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode, opensearch-search-after-aggs, opensearch-totals-at-threshold"
+	want := "strict, relaxed: ignore-totals-relation, opensearch-int-sort, opensearch-search-after-null-keyword, opensearch-scaled-float-rounding, opensearch-scaled-float-sort, opensearch-sort-mode, opensearch-search-after-aggs"
 	if o.String() != want {
 		t.Errorf("header %q, want %q", o.String(), want)
 	}
@@ -223,5 +217,42 @@ func TestParseFieldTypes(t *testing.T) {
 	}
 	if _, err := ParseFieldTypes([]byte(`{`)); err == nil {
 		t.Error("a broken mapping reads")
+	}
+}
+
+// TestRelationAtThreshold: a size-0 search matching exactly track_total_hits documents may
+// say "gte" on Elasticsearch itself (PartialHitCountCollector, see acceptAtThreshold).
+func TestRelationAtThreshold(t *testing.T) {
+	gte := func(b string) string { return strings.Replace(b, `"eq"`, `"gte"`, 1) }
+	tests := []struct {
+		name, request, want, got string
+		pass                     bool
+		why                      string
+	}{
+		{"exactly N", `{"query":{"ids":{"values":["SKU-54997"]}},"size":0,"track_total_hits":1}`, hitsBody(1), gte(hitsBody(1)), true,
+			"real Elasticsearch 8.15.0 answered gte (fuzz seed 4)"},
+		{"under N", `{"size":0,"track_total_hits":2}`, hitsBody(1), gte(hitsBody(1)), false, "one match under 2 is counted whole"},
+		{"a hits page", `{"size":1,"track_total_hits":1}`, hitsBody(1, hit("a", `["a"]`)), gte(hitsBody(1, hit("a", `["a"]`))), false,
+			"a top-docs collector reports gte only past N"},
+		{"the value", `{"size":0,"track_total_hits":1}`, hitsBody(1), gte(hitsBody(2)), false, "the value is compared"},
+		{"totals tracked", `{"size":0,"track_total_hits":true}`, hitsBody(1), gte(hitsBody(1)), false, "true counts exactly"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x, err := Compile(200, []byte(tt.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Check(200, []byte(tt.got), nil).Pass {
+				t.Fatal("passes without the request: the row tests nothing")
+			}
+			r := x.ForRequest([]byte(tt.request)).Check(200, []byte(tt.got), nil)
+			if r.Pass != tt.pass {
+				t.Errorf("pass %v, want %v (%s):\n%s", r.Pass, tt.pass, tt.why, r)
+			}
+			if tt.pass && (len(r.Diffs) != 1 || r.Diffs[0].Relaxed != "") {
+				t.Errorf("want the one difference kept, reported and not relaxed: %+v", r.Diffs)
+			}
+		})
 	}
 }

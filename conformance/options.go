@@ -63,10 +63,6 @@ const (
 	// aggregations the documents a search_after on a field's first sort key skips;
 	// Elasticsearch aggregates every match of the query.
 	RelaxOSSearchAfterAggs Relaxation = "opensearch-search-after-aggs"
-	// RelaxOSTotalsAtThreshold: when exactly track_total_hits: N documents match, OpenSearch
-	// answers hits.total {"value": N, "relation": "gte"} where Elasticsearch answers "eq".
-	// Only that relation is excused, and only when the value is N.
-	RelaxOSTotalsAtThreshold Relaxation = "opensearch-totals-at-threshold"
 
 	// RelaxOpenSearch names the set of OpenSearch relaxations: giving it gives each of them,
 	// and reports list them one by one.
@@ -75,7 +71,7 @@ const (
 
 // relaxGroups are names that stand for several relaxations on the command line.
 var relaxGroups = map[Relaxation][]Relaxation{
-	RelaxOpenSearch: {RelaxOSIntSort, RelaxOSSearchAfterNullKeyword, RelaxOSScaledFloatRounding, RelaxOSScaledFloatSort, RelaxOSSortMode, RelaxOSSearchAfterAggs, RelaxOSTotalsAtThreshold},
+	RelaxOpenSearch: {RelaxOSIntSort, RelaxOSSearchAfterNullKeyword, RelaxOSScaledFloatRounding, RelaxOSScaledFloatSort, RelaxOSSortMode, RelaxOSSearchAfterAggs},
 }
 
 var relaxations = []struct {
@@ -94,7 +90,6 @@ var relaxations = []struct {
 	{RelaxOSScaledFloatSort, relaxOSScaledFloatSort, "OpenSearch: wrong hits when the first sort key is a scaled_float"},
 	{RelaxOSSortMode, relaxOSSortMode, "OpenSearch: HTTP 500 for sort mode avg, sum or median on integer, float and date fields"},
 	{RelaxOSSearchAfterAggs, relaxOSSearchAfterAggs, "OpenSearch: aggregations leave out what a search_after skips when track_total_hits is false"},
-	{RelaxOSTotalsAtThreshold, relaxOSTotalsAtThreshold, `OpenSearch: hits.total.relation "gte" when exactly track_total_hits: N documents match`},
 }
 
 // Relaxations returns every relaxation with a one-line description, in stable order, for
@@ -161,10 +156,9 @@ const (
 	relaxOSScaledFloatSort
 	relaxOSSortMode
 	relaxOSSearchAfterAggs
-	relaxOSTotalsAtThreshold
 
 	// relaxRequestAware are the relaxations that look at the request and the mapping.
-	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs | relaxOSTotalsAtThreshold
+	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs
 )
 
 func (r Relaxation) bit() relaxBits {
