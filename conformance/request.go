@@ -2,8 +2,10 @@ package conformance
 
 import "github.com/tidwall/gjson"
 
-// ForRequest attaches the request body the expectation answers, for the request-aware
-// relaxations, and returns x. Call it right after Compile, before the expectation is shared.
+// ForRequest attaches the request body the expectation answers and returns x. The rules that
+// depend on the request need it: the relation at exactly track_total_hits (acceptAtThreshold)
+// and the OpenSearch relaxations (opensearch.go). Without it they do nothing, and the check is
+// the plain strict one. Call it right after Compile, before the expectation is shared.
 func (x *Expectation) ForRequest(body []byte) *Expectation {
 	x.request = append([]byte(nil), body...)
 	return x
