@@ -232,9 +232,15 @@ func TestOpenSearch(t *testing.T) {
 	if relaxed.Cases != 448 || relaxed.Passed != 448 {
 		t.Errorf("--relax opensearch: want 448/448 passed, got %d of %d:\n%s", relaxed.Passed, relaxed.Cases, tail(relaxed.out))
 	}
+	header := ""
+	for _, line := range strings.Split(relaxed.out, "\n") {
+		if strings.HasPrefix(line, "check os ") {
+			header = line
+		}
+	}
 	for _, name := range []string{"opensearch-int-sort", "opensearch-search-after-null-keyword", "opensearch-scaled-float-rounding", "opensearch-scaled-float-sort", "opensearch-sort-mode", "opensearch-search-after-aggs"} {
-		if !strings.Contains(strings.SplitN(relaxed.out, "\n", 2)[0], name) {
-			t.Errorf("the report header does not name %s:\n%s", name, strings.SplitN(relaxed.out, "\n", 2)[0])
+		if !strings.Contains(header, name) {
+			t.Errorf("the report header does not name %s: %q", name, header)
 		}
 	}
 	// Each relaxation alone leaves the cases the other excuses: together they are the strict
