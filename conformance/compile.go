@@ -31,6 +31,9 @@ type Expectation struct {
 	// relevance is set when the expected hits carry no sort values: they are in score order,
 	// so _score and max_score are the ranking and their differences fail.
 	relevance bool
+	// request is the request body this answers, for the request-aware relaxations
+	// (ForRequest); nil when not given.
+	request []byte
 }
 
 // Compile precompiles an expected response. It is meant to run once per case, before any

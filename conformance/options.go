@@ -30,7 +30,49 @@ const (
 	// RelaxTotalsRelation ignores hits.total.relation ("eq" or "gte"), and its absence; the
 	// value must still match.
 	RelaxTotalsRelation Relaxation = "ignore-totals-relation"
+
+	// The OpenSearch relaxations each excuse one divergence of OpenSearch 3.6 from
+	// Elasticsearch 8.15, found by conform fuzz and read in both engines' source
+	// (docs/OPENSEARCH.md). Each is narrow twice over: it applies only to a request with the
+	// shape that triggers the divergence, and only to the differences that divergence makes;
+	// see opensearch.go for each rule. They need the mapping's field types (Options.Fields).
+
+	// RelaxOSIntSort: OpenSearch sorts integer, short, byte and boolean fields as Lucene INT
+	// where Elasticsearch 8.15 sorts them as LONG. A missing value then sorts with the int's
+	// bounds (2147483647, -2147483648 instead of 9223372036854775807, -9223372036854775808),
+	// and a search_after value outside the int range is cast to int.
+	RelaxOSIntSort Relaxation = "opensearch-int-sort"
+	// RelaxOSSearchAfterNullKeyword: a search_after with null for a keyword sort key can make
+	// OpenSearch fail with HTTP 500 null_pointer_exception where Elasticsearch continues after
+	// the documents without the field.
+	RelaxOSSearchAfterNullKeyword Relaxation = "opensearch-search-after-null-keyword"
+	// RelaxOSScaledFloatRounding: OpenSearch 3.3+ rounds a scaled_float range bound to the
+	// nearest long (after a double multiplication) where Elasticsearch takes ceil and floor of
+	// the decimal product; term values differ likewise at half points. Off the scaling grid
+	// the two select different documents.
+	RelaxOSScaledFloatRounding Relaxation = "opensearch-scaled-float-rounding"
+	// RelaxOSScaledFloatSort: OpenSearch prunes a sort whose first key is a scaled_float with
+	// the points of the field read as doubles, so the hits (their ids, sort values, sources)
+	// can be wrong; totals and aggregations are still compared.
+	RelaxOSScaledFloatSort Relaxation = "opensearch-scaled-float-sort"
+	// RelaxOSSortMode: a sort with mode avg, sum or median on an integer, float or date field
+	// can make OpenSearch fail with HTTP 500 (unsupported_operation_exception or
+	// array_index_out_of_bounds_exception) where Elasticsearch sorts.
+	RelaxOSSortMode Relaxation = "opensearch-sort-mode"
+	// RelaxOSSearchAfterAggs: with track_total_hits false, OpenSearch leaves out of the
+	// aggregations the documents a search_after on a field's first sort key skips;
+	// Elasticsearch aggregates every match of the query.
+	RelaxOSSearchAfterAggs Relaxation = "opensearch-search-after-aggs"
+
+	// RelaxOpenSearch names the set of OpenSearch relaxations: giving it gives each of them,
+	// and reports list them one by one.
+	RelaxOpenSearch Relaxation = "opensearch"
 )
+
+// relaxGroups are names that stand for several relaxations on the command line.
+var relaxGroups = map[Relaxation][]Relaxation{
+	RelaxOpenSearch: {RelaxOSIntSort, RelaxOSSearchAfterNullKeyword, RelaxOSScaledFloatRounding, RelaxOSScaledFloatSort, RelaxOSSortMode, RelaxOSSearchAfterAggs},
+}
 
 var relaxations = []struct {
 	r   Relaxation
@@ -42,20 +84,32 @@ var relaxations = []struct {
 	{RelaxSumOtherDocCount, relaxSumOther, "terms aggregations' sum_other_doc_count is not compared"},
 	{RelaxDocCountError, relaxDocCountError, "doc_count_error_upper_bound is not compared"},
 	{RelaxTotalsRelation, relaxTotalsRelation, "hits.total.relation is not compared"},
+	{RelaxOSIntSort, relaxOSIntSort, "OpenSearch: integer and boolean sort keys as int (missing-value bounds ±2147483648, search_after cast to int)"},
+	{RelaxOSSearchAfterNullKeyword, relaxOSSearchAfterNull, "OpenSearch: HTTP 500 null_pointer_exception for search_after with null on a keyword"},
+	{RelaxOSScaledFloatRounding, relaxOSScaledFloatRounding, "OpenSearch: scaled_float range and term values rounded to the nearest long off the grid"},
+	{RelaxOSScaledFloatSort, relaxOSScaledFloatSort, "OpenSearch: wrong hits when the first sort key is a scaled_float"},
+	{RelaxOSSortMode, relaxOSSortMode, "OpenSearch: HTTP 500 for sort mode avg, sum or median on integer, float and date fields"},
+	{RelaxOSSearchAfterAggs, relaxOSSearchAfterAggs, "OpenSearch: aggregations leave out what a search_after skips when track_total_hits is false"},
 }
 
 // Relaxations returns every relaxation with a one-line description, in stable order, for
-// help texts.
+// help texts, then the group names with the relaxations they stand for.
 func Relaxations() []struct{ Name, Description string } {
-	out := make([]struct{ Name, Description string }, len(relaxations))
+	out := make([]struct{ Name, Description string }, len(relaxations), len(relaxations)+len(relaxGroups))
 	for i, r := range relaxations {
 		out[i].Name, out[i].Description = string(r.r), r.doc
 	}
+	var members []string
+	for _, m := range relaxGroups[RelaxOpenSearch] {
+		members = append(members, string(m))
+	}
+	out = append(out, struct{ Name, Description string }{string(RelaxOpenSearch), "all of " + strings.Join(members, ", ")})
 	return out
 }
 
 // ParseRelaxations parses a comma-separated list of relaxation names, as given on the command
-// line. An empty string is no relaxation.
+// line. An empty string is no relaxation. A group name ("opensearch") gives each of its
+// members, so the result, and every report, names them one by one.
 func ParseRelaxations(list string) ([]Relaxation, error) {
 	var out []Relaxation
 	for _, name := range strings.Split(list, ",") {
@@ -64,25 +118,31 @@ func ParseRelaxations(list string) ([]Relaxation, error) {
 			continue
 		}
 		r := Relaxation(name)
-		if r.bit() == 0 {
-			return nil, fmt.Errorf("unknown relaxation %q (known: %s)", name, knownRelaxations())
+		rs, group := relaxGroups[r]
+		if !group {
+			if r.bit() == 0 {
+				return nil, fmt.Errorf("unknown relaxation %q (known: %s)", name, knownRelaxations())
+			}
+			rs = []Relaxation{r}
 		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
+		for _, r := range rs {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
 	}
 	return out, nil
 }
 
 func knownRelaxations() string {
-	names := make([]string, len(relaxations))
+	names := make([]string, len(relaxations), len(relaxations)+1)
 	for i, r := range relaxations {
 		names[i] = string(r.r)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(append(names, string(RelaxOpenSearch)), ", ")
 }
 
-type relaxBits uint8
+type relaxBits uint16
 
 const (
 	relaxNumberKind relaxBits = 1 << iota
@@ -90,6 +150,15 @@ const (
 	relaxSumOther
 	relaxDocCountError
 	relaxTotalsRelation
+	relaxOSIntSort
+	relaxOSSearchAfterNull
+	relaxOSScaledFloatRounding
+	relaxOSScaledFloatSort
+	relaxOSSortMode
+	relaxOSSearchAfterAggs
+
+	// relaxRequestAware are the relaxations that look at the request and the mapping.
+	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs
 )
 
 func (r Relaxation) bit() relaxBits {
@@ -109,6 +178,25 @@ type Options struct {
 	// Relax lists the relaxations in effect. Unknown names are an error from Validate and are
 	// otherwise ignored by Check.
 	Relax []Relaxation
+	// Fields are the index's field types, from the mapping (FieldTypes). The request-aware
+	// relaxations (the OpenSearch ones) need them and the request (Expectation.ForRequest);
+	// without either they excuse nothing.
+	Fields FieldTypes
+}
+
+// WithMapping returns a copy of o whose Fields come from the mapping, when a request-aware
+// relaxation is in effect; otherwise o itself. A mapping that cannot be read is an error.
+func (o *Options) WithMapping(mapping []byte) (*Options, error) {
+	if o == nil || o.bits()&relaxRequestAware == 0 || o.Fields != nil {
+		return o, nil
+	}
+	ft, err := ParseFieldTypes(mapping)
+	if err != nil {
+		return nil, err
+	}
+	c := *o
+	c.Fields = ft
+	return &c, nil
 }
 
 // Validate reports an unknown relaxation name.
@@ -117,7 +205,7 @@ func (o *Options) Validate() error {
 		return nil
 	}
 	for _, r := range o.Relax {
-		if r.bit() == 0 {
+		if _, group := relaxGroups[r]; !group && r.bit() == 0 {
 			return fmt.Errorf("unknown relaxation %q (known: %s)", r, knownRelaxations())
 		}
 	}
@@ -170,6 +258,9 @@ func (o *Options) bits() relaxBits {
 	var b relaxBits
 	for _, r := range o.Relax {
 		b |= r.bit()
+		for _, m := range relaxGroups[r] {
+			b |= m.bit()
+		}
 	}
 	return b
 }

@@ -41,6 +41,7 @@ and since when.`,
 		"conform check --target gw=http://127.0.0.1:8080 --junit junit.xml --json failures.json",
 		"conform check --target os=https://127.0.0.1:9201 --user admin --ca ca.pem --oracle golden:es-8.15.golden.json",
 		"conform check --target gw=http://127.0.0.1:8080/es --index products --ops get,page --relax ignore-totals-relation",
+		"conform check --target os=http://127.0.0.1:9201 --relax opensearch   # OpenSearch 3.6's divergences (docs/OPENSEARCH.md)",
 	)
 	var targets listFlag
 	fs.Var(&targets, "target", "the target as `NAME=URL`; none checks the embedded engine")

@@ -85,6 +85,9 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	if err != nil {
 		return err
 	}
+	if opts, err = opts.WithMapping(f.Mapping); err != nil {
+		return usageErr("fixtures: %v", err)
+	}
 	c := f.Workload.Case(name)
 	if c == nil {
 		return usageErr("%s", f.Workload.MissingCase(name))

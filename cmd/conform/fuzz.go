@@ -148,6 +148,9 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	if err != nil {
 		return err
 	}
+	if opts, err = opts.WithMapping(f.Mapping); err != nil {
+		return usageErr("fixtures: %v", err)
+	}
 	schema, err := fuzz.NewSchema(f)
 	if err != nil {
 		return usageErr("fixtures: %v", err)

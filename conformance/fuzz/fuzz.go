@@ -424,7 +424,7 @@ func (r *runner) one(ctx context.Context, req *Request) (f *found, oerr string, 
 	if err != nil {
 		return nil, oerr, fmt.Errorf("target: %w", err)
 	}
-	res, err := check(want, got, r.cfg.Check)
+	res, err := check(c, want, got, r.cfg.Check)
 	if err != nil {
 		return nil, oerr, err
 	}
@@ -443,10 +443,14 @@ func (r *runner) ask(ctx context.Context, do Doer, index string, c *Case) (Answe
 	return Answer{Status: st, Body: body}, nil
 }
 
-func check(want, got Answer, opts *conformance.Options) (conformance.Result, error) {
+func check(c *Case, want, got Answer, opts *conformance.Options) (conformance.Result, error) {
 	x, err := conformance.Compile(want.Status, want.Body)
 	if err != nil {
 		return conformance.Result{}, fmt.Errorf("the oracle's answer is unusable: %w", err)
+	}
+	if c.Body != nil {
+		// The request-aware relaxations (--relax opensearch) look at the request.
+		x.ForRequest(Marshal(c.Body))
 	}
 	return x.Check(got.Status, got.Body, opts), nil
 }
@@ -578,7 +582,7 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 				continue
 			}
 			r.silent = 0
-			res, err := check(want, got, r.cfg.Check)
+			res, err := check(cand, want, got, r.cfg.Check)
 			if err != nil || res.Pass || !d.Signature.classIn(res) {
 				continue
 			}

@@ -127,7 +127,7 @@ func Prepare(t *target.Target, x *oracle.Expectations, c *fixtures.Case) (fixtur
 	if err != nil {
 		return fixtures.Request{}, nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
 	}
-	return req, exp, nil
+	return req, exp.ForRequest(req.Body), nil
 }
 
 // OracleRequest is case c's request as the oracle of x was asked it, for a curl that asks it
@@ -173,6 +173,10 @@ func Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracl
 // early still returns its Run, holding the cases checked before it stopped, with Incomplete
 // saying why.
 func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtures, x *oracle.Expectations, ops []string, opts *conformance.Options) (*Run, error) {
+	opts, err := opts.WithMapping(f.Mapping)
+	if err != nil {
+		return nil, err
+	}
 	run := &Run{Target: t, Oracle: x.Source, Options: opts, Fixtures: f}
 	var reqs []fixtures.Request
 	for i := range f.Workload.Cases {

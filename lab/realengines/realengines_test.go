@@ -204,36 +204,95 @@ func lastLine(s string) string {
 }
 
 // TestOpenSearch loads the designed catalogue (OpenSearch ships mapper-extras) and checks it
-// against the embedded oracle. OpenSearch differs from Elasticsearch 8.15 in one documented way
-// (README, "Real engines"): a missing value on an integer field sorts with the integer's own
-// bounds (±2147483648) where Elasticsearch uses the long's (±9223372036854775808). So exactly
-// the sort cases on stock with missing values fail, by sort, and the after cases continuing them
-// by ids; anything else failing is a new divergence or an oracle bug.
+// against the embedded oracle, strictly and with --relax opensearch. OpenSearch 3.6 differs
+// from Elasticsearch 8.15 in the ways docs/OPENSEARCH.md lists; two of them reach the
+// workload. An integer sorts as Lucene INT, so a missing stock sorts with the int's bounds
+// (±2147483648) where Elasticsearch uses the long's, and an after case continuing such a page
+// sends a long that OpenSearch casts to int (opensearch-int-sort). A page whose first sort
+// key is the scaled_float price can get wrong hits (opensearch-scaled-float-sort). So the
+// strict run fails exactly the cases one of those two relaxations excuses, each case by one
+// of them, and the relaxed run passes 448/448; anything else is a new divergence or an
+// oracle bug.
 func TestOpenSearch(t *testing.T) {
 	os_ := state(t)["OS_URL"]
 	mustConform(t, "load", "--target", "os="+os_, "--recreate")
 	t.Run("price-sweep", func(t *testing.T) { testPriceSweep(t, os_) })
-	js := filepath.Join(t.TempDir(), "check.json")
-	code, out := conform(t, "check", "--target", "os="+os_, "--json", js)
-	var r struct {
-		Cases, Passed, Failed int
-		FailuresByClass       map[string]int `json:"failures_by_class"`
-	}
-	b, _ := os.ReadFile(js)
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("check exit %d, no JSON report: %v\n%s", code, err, tail(out))
-	}
-	for class := range r.FailuresByClass {
+	strict := osCheck(t, os_, "")
+	for class := range strict.FailuresByClass {
 		if class != "sort" && class != "ids" {
-			t.Errorf("OpenSearch fails class %s, outside the documented divergence:\n%s", class, tail(out))
+			t.Errorf("OpenSearch fails class %s, outside the documented divergences:\n%s", class, tail(strict.out))
 		}
 	}
-	for _, line := range strings.Split(out, "\n") {
+	for _, line := range strings.Split(strict.out, "\n") {
 		if strings.Contains(line, "[sort]") && !strings.Contains(line, "2147483648") && !strings.Contains(line, "2147483647") {
 			t.Errorf("a sort difference that is not the integer missing-value bound: %s", line)
 		}
 	}
-	t.Logf("OpenSearch: %d cases, %d passed, %d failed %v (the documented integer missing-value divergence)", r.Cases, r.Passed, r.Failed, r.FailuresByClass)
+	relaxed := osCheck(t, os_, "opensearch")
+	if relaxed.Cases != 448 || relaxed.Passed != 448 {
+		t.Errorf("--relax opensearch: want 448/448 passed, got %d of %d:\n%s", relaxed.Passed, relaxed.Cases, tail(relaxed.out))
+	}
+	header := ""
+	for _, line := range strings.Split(relaxed.out, "\n") {
+		if strings.HasPrefix(line, "check os ") {
+			header = line
+		}
+	}
+	for _, name := range []string{"opensearch-int-sort", "opensearch-search-after-null-keyword", "opensearch-scaled-float-rounding", "opensearch-scaled-float-sort", "opensearch-sort-mode", "opensearch-search-after-aggs"} {
+		if !strings.Contains(header, name) {
+			t.Errorf("the report header does not name %s: %q", name, header)
+		}
+	}
+	// Each relaxation alone leaves the cases the other excuses: together they are the strict
+	// failures, and no case needs both.
+	needSort := osCheck(t, os_, "opensearch-int-sort").failing()
+	needInt := osCheck(t, os_, "opensearch-scaled-float-sort").failing()
+	for c := range needSort {
+		if needInt[c] {
+			t.Errorf("%s needs both relaxations", c)
+		}
+	}
+	if len(needInt) != 9 {
+		t.Errorf("want the 9 stock cases (7 pages, 2 of their after cases, by the workload) to need opensearch-int-sort, got %d: %v", len(needInt), needInt)
+	}
+	if got := len(needSort) + len(needInt); got != strict.Failed {
+		t.Errorf("the strict run fails %d cases, the two relaxations excuse %d + %d", strict.Failed, len(needInt), len(needSort))
+	}
+	t.Logf("OpenSearch 3.6.0: strict %d of %d passed (%d failing by opensearch-int-sort, %d by opensearch-scaled-float-sort); --relax opensearch %d/%d",
+		strict.Passed, strict.Cases, len(needInt), len(needSort), relaxed.Passed, relaxed.Cases)
+}
+
+type checkReport struct {
+	Cases, Passed, Failed int
+	FailuresByClass       map[string]int `json:"failures_by_class"`
+	Failures              []struct{ Case string }
+	out                   string
+}
+
+func (r *checkReport) failing() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range r.Failures {
+		m[f.Case] = true
+	}
+	return m
+}
+
+// osCheck runs conform check against OpenSearch with the relaxations given and reads its
+// JSON report.
+func osCheck(t *testing.T, url, relax string) *checkReport {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "check.json")
+	args := []string{"check", "--target", "os=" + url, "--json", js}
+	if relax != "" {
+		args = append(args, "--relax", relax)
+	}
+	code, out := conform(t, args...)
+	r := &checkReport{out: out}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, r); err != nil {
+		t.Fatalf("check --relax %q exit %d, no JSON report: %v\n%s", relax, code, err, tail(out))
+	}
+	return r
 }
 
 // sections returns the "file  section" names of the yamltest lines with the given status.

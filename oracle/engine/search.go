@@ -433,7 +433,11 @@ func (c *execCtx) resolveSort(s *sortSpec) (*sortKey, *esError) {
 		k.ct = ctFloat
 	}
 	if s.mode == "sum" || s.mode == "avg" || s.mode == "median" {
-		if !t.isNumeric() {
+		// FieldSortBuilder.build refuses these modes when the field data is not an
+		// IndexNumericFieldData; date, date_nanos and boolean field data are numeric there
+		// (NumericType DATE, DATE_NANOSECONDS, BOOLEAN), so they sort by the mode's long, as
+		// real Elasticsearch 8.15.0 does (fuzz-regressions page/031, page/034).
+		if !t.isNumeric() && !t.isLongType() {
 			return nil, errIllegalArg("we only support AVG, MEDIAN and SUM on number based fields")
 		}
 	}

@@ -115,12 +115,18 @@ func TestSortValueRendering(t *testing.T) {
 }
 
 func TestSortModesAndErrors(t *testing.T) {
-	m := `{"mappings":{"properties":{"n":{"type":"long"},"k":{"type":"keyword"},"x":{"type":"text"}}}}`
-	e := newTest(t, m, `{"n":[9223372036854775807,1],"k":["b","a"]}`, `{"n":[922337203685477777,2],"k":"c"}`, `{"n":[3,3,6]}`)
+	m := `{"mappings":{"properties":{"n":{"type":"long"},"k":{"type":"keyword"},"x":{"type":"text"},"t":{"type":"date"},"b":{"type":"boolean"}}}}`
+	e := newTest(t, m, `{"n":[9223372036854775807,1],"k":["b","a"],"t":["2020-01-01","2020-01-04"],"b":[true,false]}`,
+		`{"n":[922337203685477777,2],"k":"c","t":"2020-01-02","b":[true,true]}`, `{"n":[3,3,6]}`)
 	cases := []struct{ sort, want, why string }{
 		{`[{"n":{"order":"asc","mode":"sum"}}]`, `[-9223372036854775808] [12] [922337203685477779]`, "§10.10 sum wraps"},
 		{`[{"n":{"order":"asc","mode":"avg"}}]`, `[-4611686018427387904] [4] [461168601842738880]`, "§10.10 avg of longs through a double"},
 		{`[{"n":{"order":"asc","mode":"median"}}]`, `[3] [461168601842738880] [4611686018427387904]`, "§10.10 median of two in double"},
+		// FieldSortBuilder refuses avg, sum and median only when the field data is not numeric;
+		// date and boolean field data are IndexNumericFieldData (fuzz-regressions page/031).
+		{`[{"t":{"order":"asc","mode":"avg"}}]`, `[1577923200000] [1577966400000] [9223372036854775807]`, "date avg: 2020-01-02 before round((2020-01-01 + 2020-01-04) / 2) = 2020-01-02T12"},
+		{`[{"t":{"order":"desc","mode":"sum"}}]`, `[3155932800000] [1577923200000] [-9223372036854775808]`, "date sum of millis"},
+		{`[{"b":{"order":"asc","mode":"sum"}}]`, `[1] [2] [9223372036854775807]`, "boolean sum of 0/1"},
 		{`[{"k":"desc"}]`, `["c"] ["b"] [null]`, "§3.1.2 desc uses max"},
 		{`[{"k":"asc"}]`, `["a"] ["c"] [null]`, "§3.1.2 asc uses min"},
 	}
