@@ -218,7 +218,8 @@ func (w *objWriter) object(n *mnode) *esError {
 	}
 	if n.f != nil {
 		for _, p := range n.f.given {
-			if p.key != "dynamic" && p.key != "type" && p.key != "properties" {
+			// enabled is only ever true here (false is refused at PUT): the default, not written.
+			if p.key != "dynamic" && p.key != "type" && p.key != "properties" && p.key != "enabled" {
 				return errUnsupportedf("rendering the parameter [%s] of object [%s] in GET _mapping", p.key, n.f.name)
 			}
 		}

@@ -95,3 +95,30 @@ func TestGetMappingOutsideRenderer(t *testing.T) {
 		t.Errorf("GET /_mapping: %d %s", st, raw)
 	}
 }
+
+// A property without a type: an object only with properties or just "enabled", else refused
+// as real 8.15.0 refuses it (top-level, nested and multi-field messages checked there).
+func TestMappingPropertyWithoutType(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"mappings":{"properties":{"e":{}}}}`, "No type specified for field [e]"},
+		{`{"mappings":{"properties":{"o":{"properties":{"e":{"dynamic":true}}}}}}`, "No type specified for field [e]"},
+		{`{"mappings":{"properties":{"k":{"type":"keyword","fields":{"e":{"ignore_above":3}}}}}}`, "no type specified for property [e]"},
+		{`{"mappings":{"properties":{"e":{"enabled":true}}}}`, ""},
+		{`{"mappings":{"properties":{"e":{"properties":{}}}}}`, ""},
+	} {
+		st, r, raw := do(t, New(), "PUT", "/nt", c.body)
+		if c.want == "" {
+			if st != 200 {
+				t.Errorf("%s: %d %s", c.body, st, raw)
+			}
+			continue
+		}
+		if st != 400 || r.Get("error.root_cause.0.reason").String() != c.want || r.Get("error.reason").String() != "Failed to parse mapping: "+c.want {
+			t.Errorf("%s: %d %s, want 400 %q", c.body, st, raw, c.want)
+		}
+	}
+	st, _, raw := do(t, newTest(t, `{"mappings":{"properties":{"e":{"enabled":true}}}}`), "GET", "/test/_mapping", "")
+	if want := `{"test":{"mappings":{"properties":{"e":{"type":"object"}}}}}`; st != 200 || raw != want {
+		t.Errorf("GET _mapping: %d %s, want %s", st, raw, want)
+	}
+}

@@ -334,10 +334,17 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 	}
 	typeName := v.Get("type").String()
 	if typeName == "" {
-		if v.Get("properties").Exists() || parent == nil {
+		// A property without a type is an object only when it has properties or is just
+		// {"enabled": ...}; otherwise 8.15 refuses it naming the property as written, with
+		// another message for a multi-field (both checked on real 8.15.0).
+		local := name[strings.LastIndexByte(name, '.')+1:]
+		switch {
+		case parent != nil:
+			return nil, newErr(400, "mapper_parsing_exception", "no type specified for property [%s]", local)
+		case v.Get("properties").Exists() || len(v.Map()) == 1 && v.Get("enabled").Exists():
 			typeName = "object"
-		} else {
-			return nil, newErr(400, "mapper_parsing_exception", "No type specified for field [%s]", name)
+		default:
+			return nil, newErr(400, "mapper_parsing_exception", "No type specified for field [%s]", local)
 		}
 	}
 	t, known := typeNames[typeName]
