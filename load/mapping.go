@@ -46,7 +46,7 @@ type MappingCheck struct {
 	// workload never reads them); a strict, freshly loaded index has none.
 	Extra []string `json:"extra,omitempty"`
 	// NotServed says why the mapping could not be compared: the target does not serve GET
-	// /{index}/_mapping (a gateway need not, nor does the embedded engine). It does not fail
+	// /{index}/_mapping (a gateway need not; the embedded engine does, for one index). It does not fail
 	// readiness; the count and the sample still do their part.
 	NotServed string `json:"not_served,omitempty"`
 }

@@ -78,7 +78,7 @@ func TestCheckInterruptedWritesTheCasesDone(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	code := conform(ctx, e, []string{"check", "--target", "gw=" + srv.URL, "--ops", "counts", "--timeout", "1m", "--json", jsonPath, "--junit", junitPath})
-	want := "gw: index catalogue: mapping not compared (GET /catalogue/_mapping is outside conform's embedded engine's subset)\n" +
+	want := "gw: index catalogue: mapping: the designed mapping, as the fixtures\n" +
 		"conform: interrupted (Ctrl-C), after 5 of 32 cases; the cases checked are in " + junitPath + " and " + jsonPath + ", marked incomplete\n"
 	if code != exitUsage || stderr.String() != want {
 		t.Errorf("exit %d, stderr %q\nwant %q", code, stderr.String(), want)

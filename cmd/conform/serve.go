@@ -14,8 +14,8 @@ import (
 func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--fixtures DIR | --empty]", `
 Serve conform's embedded engine over HTTP: the Elasticsearch 8.15 API subset conform checks
-(GET /, index create/delete/exists, _bulk, single documents, _search, _count, _refresh),
-computed in process with no JVM. It is the default target of "make run".
+(GET /, index create/delete/exists, GET /{index}/_mapping, _bulk, single documents, _search,
+_count, _refresh), computed in process with no JVM. It is the default target of "make run".
 
 By default the built-in catalogue (10,000 documents) is preloaded into its index; --fixtures
 loads a fixtures directory instead, and --empty starts with no index. It binds loopback unless

@@ -246,6 +246,8 @@ func (e *Engine) route(method, path string, params url.Values, body []byte, star
 		return 200, []byte(fmt.Sprintf(`{"_shards":{"total":%d,"successful":%d,"failed":0}}`, total, ok))
 	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
 		return 200, e.health()
+	case len(segs) == 2 && segs[1] == "_mapping" && !strings.HasPrefix(segs[0], "_"):
+		return e.handleGetMapping(method, path, segs[0], params)
 	case len(segs) == 1 && !strings.HasPrefix(segs[0], "_"):
 		return e.handleIndex(method, path, segs[0], params, body)
 	case len(segs) >= 2 && (segs[1] == "_doc" || segs[1] == "_create") && !strings.HasPrefix(segs[0], "_"):

@@ -525,10 +525,21 @@ func (p *docParser) dynamicLeaf(path string, v gjson.Result) *field {
 	}
 	s := v.String()
 	if m.dateDetection {
+		// DynamicFieldsBuilder tries the dynamic date formats only on strings neither
+		// Long.parseLong nor Double.parseDouble reads ("We refuse to match pure numbers, which
+		// are too likely to be false positives with date formats that include eg.
+		// `epoch_millis`"): on real 8.15.0 "12345" and "-5" map as text, "2020-01" as date.
+		_, pureNumber := javaParseDouble(s)
 		for _, df := range m.dynamicDates {
+			if pureNumber {
+				break
+			}
 			if _, err := df.parse(s, false, nil, false); err == nil {
 				f := p.newField(path, tDate)
 				f.dateFmt = df
+				// GET _mapping writes the matching dynamic format unless it is the date
+				// default (checked on real 8.15.0).
+				f.given = []mparam{{"format", gjson.Parse(jsonString(df.spec))}}
 				return f
 			}
 		}
@@ -544,6 +555,7 @@ func (p *docParser) dynamicLeaf(path string, v gjson.Result) *field {
 	f := p.newField(path, tText)
 	kw := p.newField(path+".keyword", tKeyword)
 	kw.ignoreAbove = 256
+	kw.given = []mparam{{"ignore_above", gjson.Parse("256")}}
 	kw.parent = f
 	f.subfields = []*field{kw}
 	return f

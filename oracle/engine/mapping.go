@@ -100,6 +100,15 @@ type field struct {
 	dynamic      string // objects: "", "true", "false", "strict", "runtime"
 	data         *fieldData
 	ord          int // creation order
+	// given is the field's mapping parameters as written (or as dynamic mapping sets them),
+	// for GET _mapping.
+	given []mparam
+}
+
+// mparam is one mapping parameter as given.
+type mparam struct {
+	key string
+	val gjson.Result
 }
 
 // mapping is an index's mapping.
@@ -113,12 +122,21 @@ type mapping struct {
 	order           []*field
 	maxResultWindow int
 	replicas        int
+	// given records which root parameters the mapping set explicitly, for GET _mapping
+	// (which writes them only then).
+	given struct {
+		dynamic, dateDetection, numericDetection bool
+		dynamicDates                             gjson.Result
+		meta                                     string // _meta or _routing, which GET _mapping does not render
+	}
 }
 
 func newMapping() *mapping {
 	m := &mapping{dynamic: "true", dateDetection: true, fields: map[string]*field{}, maxResultWindow: 10000, replicas: 1}
-	f1, _ := parseDateFormat("strict_date_optional_time")
-	f2, _ := parseDateFormat("yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z")
+	// RootObjectMapper.Defaults.DYNAMIC_DATE_TIME_FORMATTERS, as GET _mapping shows them on
+	// real 8.15.0 for fields they mapped.
+	f1, _ := parseDateFormat(defaultDateFormat)
+	f2, _ := parseDateFormat("yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis")
 	m.dynamicDates = []*dateFormat{f1, f2}
 	return m
 }
@@ -234,15 +252,19 @@ func (m *mapping) parseMappings(v gjson.Result) *esError {
 		case "properties":
 			err = m.parseProperties("", val)
 		case "dynamic":
+			m.given.dynamic = true
 			m.dynamic = strings.ToLower(val.String())
 			if m.dynamic == "runtime" {
 				err = errUnsupportedf("dynamic runtime fields")
 			}
 		case "date_detection":
+			m.given.dateDetection = true
 			m.dateDetection = val.Bool()
 		case "numeric_detection":
+			m.given.numericDetection = true
 			m.numericDetect = val.Bool()
 		case "dynamic_date_formats":
+			m.given.dynamicDates = val
 			m.dynamicDates = nil
 			for _, s := range val.Array() {
 				f, e := parseDateFormat(s.String())
@@ -263,6 +285,7 @@ func (m *mapping) parseMappings(v gjson.Result) *esError {
 				err = errUnsupportedf("_source includes/excludes in the mapping")
 			}
 		case "_meta", "_routing":
+			m.given.meta = k.String()
 		default:
 			err = newErr(400, "mapper_parsing_exception", "Root mapping definition has unsupported parameters:  [%s : %s]", k.String(), val.Raw)
 		}
@@ -311,10 +334,17 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 	}
 	typeName := v.Get("type").String()
 	if typeName == "" {
-		if v.Get("properties").Exists() || parent == nil {
+		// A property without a type is an object only when it has properties or is just
+		// {"enabled": ...}; otherwise 8.15 refuses it naming the property as written, with
+		// another message for a multi-field (both checked on real 8.15.0).
+		local := name[strings.LastIndexByte(name, '.')+1:]
+		switch {
+		case parent != nil:
+			return nil, newErr(400, "mapper_parsing_exception", "no type specified for property [%s]", local)
+		case v.Get("properties").Exists() || len(v.Map()) == 1 && v.Get("enabled").Exists():
 			typeName = "object"
-		} else {
-			return nil, newErr(400, "mapper_parsing_exception", "No type specified for field [%s]", name)
+		default:
+			return nil, newErr(400, "mapper_parsing_exception", "No type specified for field [%s]", local)
 		}
 	}
 	t, known := typeNames[typeName]
@@ -325,6 +355,7 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 	var err *esError
 	v.ForEach(func(k, p gjson.Result) bool {
 		key := k.String()
+		f.given = append(f.given, mparam{key, p})
 		switch key {
 		case "type":
 		case "properties":
