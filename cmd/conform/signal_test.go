@@ -38,7 +38,7 @@ func TestSignalContextCatchesCtrlC(t *testing.T) {
 	ctx, stop := signalContext()
 	defer stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Skip(err)
+		t.Skipf("this sandbox refuses a SIGINT to the test process (%v); TestSignalCause still tests the cause wording", err)
 	}
 	select {
 	case <-ctx.Done():
