@@ -36,8 +36,9 @@ test-unit: vet
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZSHORT) -fuzzminimizetime 2s ./conformance
 
 # Real Elasticsearch 8.15.0 and OpenSearch on loopback, from Maven Central, no Docker
-# (lab/engines.sh). They keep running until make engines-down.
-.PHONY: engines engines-down engines-status test-unit test-engines
+# (lab/engines.sh). They keep running until make engines-down. ENGINE_CPUS=1 make engines
+# starts them on CPU 1 only; ENGINE_CPUS=1 make engines-pin moves running ones there.
+.PHONY: engines engines-down engines-status engines-pin test-unit test-engines
 engines:
 	lab/engines.sh up
 
@@ -46,6 +47,9 @@ engines-down:
 
 engines-status:
 	lab/engines.sh status
+
+engines-pin:
+	lab/engines.sh pin $(ENGINE_CPUS)
 
 # The real-engine suite (lab/realengines, build tag realengines): check 448/448 on real
 # Elasticsearch at three track_total_hits settings, oracle verify with zero differences, the

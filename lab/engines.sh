@@ -3,9 +3,15 @@
 # integration-test distributions, single node, loopback only, security off, data under
 # $ENGINES_DIR (default .engines/, git-ignored). Downloads are cached in ~/.m2.
 #
-#   lab/engines.sh up       download (once), unpack (once), start both, wait for green, print identity
-#   lab/engines.sh status   say what runs where
-#   lab/engines.sh down     stop both; no process is left behind
+#   lab/engines.sh up         download (once), unpack (once), start both, wait for green, print identity
+#   lab/engines.sh status     say what runs where, and on which CPUs
+#   lab/engines.sh pin CPUS   move both running engines, every thread, onto CPUS (taskset -a -p -c)
+#   lab/engines.sh down       stop both; no process is left behind
+#
+# ENGINE_CPUS=LIST (a cpu-list such as 1 or 2-3) starts both engines under taskset -c LIST, so
+# the JVMs size their thread pools for those CPUs. On a small machine it keeps the engines off
+# the CPUs of the load generator (conform run --cpus 0): on the project's 2-core machine,
+# sharing them made the per-round noise of log p50 0.2-0.7, against 0.02-0.19 kept apart.
 #
 # Pinned versions and what the registry serves (checked 2026-12-03):
 #   Elasticsearch 8.15.0: org.elasticsearch.distribution.integ-test-zip:elasticsearch:8.15.0:zip.
@@ -26,6 +32,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=${ENGINES_DIR:-$ROOT/.engines}
 USER_NAME=${ENGINES_USER:-conform-engines}
 WAIT=${ENGINES_WAIT:-180}
+CPUS=${ENGINE_CPUS:-}
 
 die() { echo "engines: $*" >&2; exit 2; }
 say() { echo "engines: $*" >&2; }
@@ -48,6 +55,14 @@ need_tools() {
 	command -v curl >/dev/null || die "curl is missing: apt-get install -y curl"
 	ES_JDK=$(find_jdk 17) || die "no Java 17 or newer found (java, or a JDK under /usr/lib/jvm): Elasticsearch $ES_VERSION needs one"
 	OS_JDK=$(find_jdk 21) || die "no Java 21 or newer found under /usr/lib/jvm: OpenSearch $OS_VERSION needs one"
+	[ -z "$CPUS" ] || check_cpus "$CPUS" "ENGINE_CPUS=$CPUS"
+}
+
+# check_cpus dies unless taskset is there and this shell may run on the CPU list $1 (named $2).
+check_cpus() {
+	command -v taskset >/dev/null || die "taskset is missing: apt-get install -y util-linux"
+	taskset -c "$1" true 2>/dev/null ||
+		die "$2: not a CPU list this machine lets us use (online: $(cat /sys/devices/system/cpu/online 2>/dev/null || echo unknown); ours: $(taskset -c -p $$ | sed 's/.*: //'))"
 }
 
 # fetch GROUP:ARTIFACT:VERSION:zip into $DIR/dist (mvn caches it in ~/.m2).
@@ -108,26 +123,42 @@ as_user() {
 	fi
 }
 
+# launch starts an engine as the engines' user, under taskset -c $ENGINE_CPUS when that is set
+# (the JVM reads its CPU count from the affinity it starts with).
+launch() {
+	if [ -n "$CPUS" ]; then as_user taskset -c "$CPUS" "$@"; else as_user "$@"; fi
+}
+
+# cpus_of prints the CPUs the engine's process may run on, as taskset -c -p lists them.
+cpus_of() { taskset -c -p "$(cat "$DIR/run/$1.pid")" 2>/dev/null | sed 's/.*: //'; }
+
 alive() { local f=$DIR/run/$1.pid; [ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; }
 
 url() { [ "$1" = es ] && echo "http://127.0.0.1:$ES_PORT" || echo "http://127.0.0.1:$OS_PORT"; }
 
 start() {
 	local name=$1
-	if alive "$name"; then say "$name already running (pid $(cat "$DIR/run/$name.pid")), $(url "$name")"; return 0; fi
+	if alive "$name"; then
+		say "$name already running (pid $(cat "$DIR/run/$name.pid")), $(url "$name")"
+		local now; now=$(cpus_of "$name")
+		if [ -n "$CPUS" ] && [ "$now" != "$(taskset -c "$CPUS" sh -c 'taskset -c -p $$' | sed 's/.*: //')" ]; then
+			say "$name runs on CPUs $now, not ENGINE_CPUS=$CPUS: lab/engines.sh pin $CPUS moves it (down and up again also resizes its thread pools)"
+		fi
+		return 0
+	fi
 	local port; port=${ES_PORT}; [ "$name" = os ] && port=$OS_PORT
 	if curl -s -m 2 -o /dev/null "http://127.0.0.1:$port/"; then
 		die "port $port already answers HTTP but not from an engine of $DIR; stop it or set ${name^^}_PORT"
 	fi
 	# A pid file left by an engine that died unnoticed would read as this start's death.
 	rm -f "$DIR/run/$name.pid"
-	say "starting $name on $(url "$name")"
+	say "starting $name on $(url "$name")${CPUS:+, CPUs $CPUS}"
 	if [ "$name" = es ]; then
-		(cd "$DIR/es" && as_user env ES_JAVA_HOME="$ES_JDK" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
+		(cd "$DIR/es" && launch env ES_JAVA_HOME="$ES_JDK" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
 			bin/elasticsearch -d -p "$DIR/run/es.pid" >"$DIR/logs/es-start.log" 2>&1) ||
 			{ tail -20 "$DIR/logs/es-start.log" >&2; die "Elasticsearch did not start (log: $DIR/logs/es-start.log)"; }
 	else
-		(cd "$DIR/os" && as_user env OPENSEARCH_JAVA_HOME="$OS_JDK" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
+		(cd "$DIR/os" && launch env OPENSEARCH_JAVA_HOME="$OS_JDK" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
 			bin/opensearch -d -p "$DIR/run/os.pid" >"$DIR/logs/os-start.log" 2>&1) ||
 			{ tail -20 "$DIR/logs/os-start.log" >&2; die "OpenSearch did not start (log: $DIR/logs/os-start.log)"; }
 	fi
@@ -199,7 +230,7 @@ wait_green() {
 identity() {
 	local name=$1 u; u=$(url "$1")
 	local v; v=$(curl -s -m 5 "$u/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash" | tr -d '\n ')
-	echo "$name  $u  $v"
+	echo "$name  $u  $v  cpus $(cpus_of "$name")"
 }
 
 up() {
@@ -242,6 +273,24 @@ down() {
 	rm -f "$DIR/state.env"
 }
 
+# pin moves every thread of each running engine, and of any process it started, onto the CPU
+# list $1. The JVM keeps the thread pools it sized at start; ENGINE_CPUS at start sizes them.
+pin() {
+	local cpus=${1:-} n pid p pinned=0
+	[ -n "$cpus" ] || die "usage: lab/engines.sh pin CPUS (a cpu-list such as 1 or 2-3)"
+	check_cpus "$cpus" "pin $cpus"
+	for n in es os; do
+		alive "$n" || { say "$n not running; nothing to pin"; continue; }
+		pid=$(cat "$DIR/run/$n.pid")
+		for p in $pid $(pgrep -P "$pid" || true); do
+			taskset -a -p -c "$cpus" "$p" >/dev/null || die "could not pin $n (pid $p) to CPUs $cpus (run as root, or as the engines' user)"
+		done
+		say "pinned $n (pid $pid, every thread) to CPUs $(cpus_of "$n")"
+		pinned=$((pinned + 1))
+	done
+	[ "$pinned" -gt 0 ] || die "no engine running (make engines starts them)"
+}
+
 status() {
 	local rc=0 n
 	for n in es os; do
@@ -254,5 +303,6 @@ case "${1:-}" in
 up) up ;;
 down) down ;;
 status) status ;;
-*) echo "usage: lab/engines.sh up|down|status" >&2; exit 2 ;;
+pin) pin "${2:-}" ;;
+*) echo "usage: lab/engines.sh up|down|status|pin CPUS" >&2; exit 2 ;;
 esac

@@ -14,6 +14,7 @@ import (
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/internal/cpuset"
 	"github.com/conform-dev/conform/oracle"
 )
 
@@ -80,6 +81,7 @@ type runFlags struct {
 	keep     int
 	layer    string
 	check    checkFlags
+	cpus     cpusFlag
 }
 
 // checkFlags select the strict check's options.
@@ -139,6 +141,37 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 	fs.IntVar(&r.keep, "keep", runner.DefaultKeep, "failed responses of each class kept whole per target")
 	fs.StringVar(&r.layer, "layer", target.LayerLean.String(), "how timed requests are sent (`LAYER`): lean (conform's timed path, prepared bytes on a raw keep-alive connection), lean+elastictransport (go-elasticsearch's transport over the lean connection), net/http or net/http+elastictransport; recorded with the results (see conform overhead)")
 	r.check.register(fs)
+	r.cpus.register(e, fs, "run conform (its clients and the check) only on these CPUs, a `LIST` such as 0 or 0-1,3, to keep the load generator off the targets' CPUs; the manifest records the affinity")
+	return nil
+}
+
+// cpusFlag is --cpus: the CPUs this conform process runs on, as taskset -c would set them but
+// for every thread. It takes effect as soon as the flags are parsed, before the fixtures are
+// read or a client starts. The manifest's host records the affinity whether --cpus or an
+// outer taskset set it.
+type cpusFlag struct {
+	list string
+}
+
+func (c *cpusFlag) register(e *env, fs *flag.FlagSet, usage string) {
+	fs.StringVar(&c.list, "cpus", "", usage)
+	afterParse[fs] = append(afterParse[fs], func() error { return c.pin(e, fs.Name()) })
+}
+
+// pin pins the process to --cpus, if given; a bad list or CPUs the process may not use are a
+// usage error.
+func (c *cpusFlag) pin(e *env, command string) error {
+	if c.list == "" {
+		return nil
+	}
+	s, err := cpuset.Parse(c.list)
+	if err != nil {
+		return usageErr("--cpus: %v", err)
+	}
+	if err := cpuset.Pin(s); err != nil {
+		return usageErr("--cpus %s: %v", s, err)
+	}
+	fmt.Fprintf(e.stderr, "conform %s: pinned to CPUs %s\n", command, s)
 	return nil
 }
 

@@ -224,8 +224,13 @@ func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.Fl
 // the usage shown after a flag error goes to stderr.
 var flagEnvs = map[*flag.FlagSet]*env{}
 
+// afterParse holds what a flag set's flags must do as soon as they are parsed, before the
+// command reads them (--cpus pins the process there, so none of the command's work runs
+// elsewhere first); parseFlags runs them in order and returns the first error.
+var afterParse = map[*flag.FlagSet][]func() error{}
+
 // parseFlags parses args and turns flag errors into usage errors (exit 2); --help prints the
-// help on stdout and exits 0.
+// help on stdout and exits 0. Then it runs the flag set's afterParse actions.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if e := flagEnvs[fs]; e != nil {
 		fs.SetOutput(e.stderr)
@@ -243,6 +248,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return &exitError{code: exitUsage, err: errors.New("")}
+	}
+	for _, f := range afterParse[fs] {
+		if err := f(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

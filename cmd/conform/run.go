@@ -22,7 +22,9 @@ The expected responses are computed once, before any timing.
 With no --target, conform serves its embedded Elasticsearch 8.15 engine on loopback with the
 fixtures loaded and runs against it (that is "make run"). Targets must already hold the corpus
 (see "conform load"); readiness is checked first: GET /, the document count, the corpus
-fingerprint, and one case through the timed path.
+fingerprint, and one case through the timed path. On a small machine give conform and the
+targets separate CPUs (--cpus here, taskset or conform serve --cpus for the targets): clients
+sharing CPUs with the servers they time make the latencies far noisier.
 
 Counts are of responses: passed + failed = measured, one number in every output, with the
 failures by class beside (a response once under each class it failed; warmup and readiness
@@ -38,6 +40,7 @@ interrupted run.`,
 		"conform run --target es=http://127.0.0.1:9200 --target gw=http://127.0.0.1:8080 --out results/es-vs-gw",
 		"REQUESTS=200 TRIALS=3 WARMUP=40 conform run --target os=https://admin@127.0.0.1:9201 --ca ca.pem --clients 1,8",
 		"conform run --target gw=http://127.0.0.1:8080/es --index products --ops page,after --track-total-hits false",
+		"conform run --target gw=http://127.0.0.1:8080 --cpus 0     # conform on CPU 0, the target pinned elsewhere",
 		"conform run --target gw=http://127.0.0.1:8080 --qdrant 127.0.0.1:6334 --collection catalogue --image gw=sha256:abc --limits gw='2 CPUs, 4 GiB'",
 	)
 	var targets listFlag

@@ -25,16 +25,22 @@ conform_unsupported_exception rather than a guess.
 --delay adds a fixed wait before every search, count and document read: a stand-in for a
 slower engine when trying out "conform experiment" (a gate must reject it). The wait is at
 least the given time plus the kernel's timer overshoot (tens of microseconds); the wait
-measured on this host is printed at start.`,
+measured on this host is printed at start.
+
+--cpus pins the server to its own CPUs, as taskset -c would, so that on a small machine the
+clients measuring it (conform run --cpus, or wrk under taskset) do not share them.`,
 		"conform serve",
 		"conform serve --addr 127.0.0.1:9201 --fixtures ./my-fixtures",
 		"conform serve --empty",
 		"conform serve --addr 127.0.0.1:9202 --delay 200us   # a deliberately slower candidate",
+		"conform serve --addr 127.0.0.1:8081 --cpus 1        # its own CPU; conform run --cpus 0 measures it",
 	)
 	addr := fs.String("addr", "127.0.0.1:9200", "listen address `HOST:PORT`")
 	dir := fs.String("fixtures", "", "preload the fixtures in `DIR` instead of the built-in catalogue")
 	empty := fs.Bool("empty", false, "start with no index")
 	delay := fs.Duration("delay", 0, "wait this long before answering each read (_search, _count, _doc)")
+	var cpus cpusFlag
+	cpus.register(e, fs, "serve only from these CPUs, a `LIST` such as 1 or 2-3, apart from the load generator's (conform run --cpus) so the two do not compete")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

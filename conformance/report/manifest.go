@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/internal/buildinfo"
+	"github.com/conform-dev/conform/internal/cpuset"
 )
 
 // ManifestFormat tags manifest.json.
@@ -70,15 +71,22 @@ type Host struct {
 	Arch       string `json:"arch"`
 	CPUs       int    `json:"cpus"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
-	CPUModel   string `json:"cpu_model,omitempty"`
-	MemoryKiB  int64  `json:"memory_kib,omitempty"`
-	Kernel     string `json:"kernel,omitempty"`
+	// Affinity is the CPUs conform ran on, in cpu-list syntax ("0", "0-1"), whether --cpus
+	// or an outer taskset set them: clients sharing CPUs with the targets are far noisier.
+	// Empty where it cannot be read (outside Linux).
+	Affinity  string `json:"affinity,omitempty"`
+	CPUModel  string `json:"cpu_model,omitempty"`
+	MemoryKiB int64  `json:"memory_kib,omitempty"`
+	Kernel    string `json:"kernel,omitempty"`
 }
 
 // HostFacts reads what it can about this machine; missing facts are left empty.
 func HostFacts() Host {
 	h := Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: HostCPU()}
 	h.Hostname, _ = os.Hostname()
+	if set, err := cpuset.Current(); err == nil {
+		h.Affinity = set.String()
+	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))
 	}
