@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,40 @@ func TestExperimentReport(t *testing.T) {
 	// Options the analysis refuses are its error, said so.
 	if _, _, err := x.Report(experimentRounds(1), nil, experiment.Options{Alpha: 2}); err == nil || !strings.HasPrefix(err.Error(), "analysing the experiment: ") {
 		t.Errorf("alpha 2: %v", err)
+	}
+}
+
+// TestRoundRotationBalanced: in every ABBA block the baseline's two rounds and the
+// candidate's two take the same offsets, so at every step each variant runs in the same
+// places as the other and a place's effect on latency cancels from the block's contrast;
+// over blocks every target still leads.
+func TestRoundRotationBalanced(t *testing.T) {
+	for targets := 1; targets <= 5; targets++ {
+		order := experiment.ABBA(6)
+		led := map[int]bool{}
+		for b := range 6 {
+			var base, cand []int
+			for q := range 4 {
+				i := 4*b + q
+				off := RoundRotation(i, targets)
+				if off < 0 || (targets > 1 && off >= targets) {
+					t.Fatalf("%d targets, round %d: offset %d out of range", targets, i+1, off)
+				}
+				led[off] = true
+				if order[i] == experiment.Candidate {
+					cand = append(cand, off)
+				} else {
+					base = append(base, off)
+				}
+			}
+			slices.Sort(base)
+			slices.Sort(cand)
+			if !slices.Equal(base, cand) {
+				t.Errorf("%d targets, block %d: baseline offsets %v, candidate %v; want the same", targets, b+1, base, cand)
+			}
+		}
+		if targets > 1 && len(led) != targets {
+			t.Errorf("%d targets: over 6 blocks only offsets %v were used; every target should lead some step", targets, led)
+		}
 	}
 }

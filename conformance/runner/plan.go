@@ -53,7 +53,7 @@ func (x *Experiment) WritePlan(w io.Writer, mode string) {
 		}
 		names := append([]string{label}, natives...)
 		fmt.Fprintf(w, "  round %d (%s):", i+1, v)
-		block := i*steps + i // as Execute rotates
+		block := RoundRotation(i, len(names)) // as Execute rotates
 		shown := 0
 		for trial := 1; trial <= s.Trials && shown < 3; trial++ {
 			for _, op := range s.Ops {
