@@ -94,6 +94,12 @@ type NoiseEstimate struct {
 	// TrialDF and RoundDF are the degrees of freedom behind TrialNoise and RoundDrift.
 	TrialDF, RoundDF       int
 	Targets, Cells, Rounds int
+	// CellScale is, per cell, the variant's round-to-round standard deviation (of its round
+	// means) over the root mean square of those over all cells: how much noisier than the
+	// average cell it is. The analysis moderates each cell's variance, so a noisy cell
+	// declares less than a quiet one, and projections simulate each cell at its scale. With
+	// R rounds each figure carries a relative error of about 1/sqrt(2(R-1)).
+	CellScale map[CellKey]float64
 }
 
 // EstimateNoise estimates trial noise and round drift from an A/A record by the method of
@@ -146,6 +152,30 @@ func EstimateNoise(a *AARecord) (NoiseEstimate, error) {
 	per := make(map[string]*acc)
 	pooled := &acc{}
 	dev := make(map[tc]map[int]float64) // round mean minus the target's mean in the cell
+	cellScale := func(dev map[tc]map[int]float64, variant string) map[CellKey]float64 {
+		vars := map[CellKey]float64{}
+		var total float64
+		for k, byRound := range dev {
+			if k.target != variant || len(byRound) < 2 {
+				continue
+			}
+			var ss float64
+			for _, d := range byRound {
+				ss += d * d
+			}
+			vars[k.cell] = ss / float64(len(byRound)-1)
+			total += vars[k.cell]
+		}
+		if len(vars) == 0 || !(total > 0) {
+			return nil
+		}
+		rms := math.Sqrt(total / float64(len(vars)))
+		out := make(map[CellKey]float64, len(vars))
+		for c, v := range vars {
+			out[c] = math.Sqrt(v) / rms
+		}
+		return out
+	}
 	for k, byRound := range rounds {
 		if len(byRound) < R {
 			return NoiseEstimate{}, fmt.Errorf("estimating noise: %s %v has %d of %d rounds", k.target, k.cell, len(byRound), R)
@@ -199,6 +229,7 @@ func EstimateNoise(a *AARecord) (NoiseEstimate, error) {
 		est.PerTarget[t] = noiseOf(a)
 	}
 	est.Noise = noiseOf(pooled)
+	est.CellScale = cellScale(dev, a.Variant)
 	driftVar := est.Noise.RoundDrift * est.Noise.RoundDrift
 	if driftVar == 0 {
 		return est, nil

@@ -101,10 +101,12 @@ func TestNativeWeight(t *testing.T) {
 	}
 }
 
-// TestAAFiles estimates the noise of every recorded A/A run in testdata and checks, by
-// simulation at that noise and the lab's settings, that the default method keeps A/A
-// rejections at or under 5%. testdata/aa-synthetic.json is the simulator's own (see its
-// source field); recorded runs of a real machine go beside it.
+// TestAAFiles estimates the noise of every recorded A/A run in testdata and checks that the
+// default method keeps A/A rejections at or under 5% there: by simulating the default plan
+// (12 rounds of 1 trial) at that noise, each cell at its own scale, and, for records of more
+// than three blocks of 4 rounds, by replaying the plan on the record's own rounds (Replay),
+// which takes the noise as it is. testdata/aa-synthetic.json is the simulator's own (see its
+// source field); the others are real machines.
 func TestAAFiles(t *testing.T) {
 	synthetic := filepath.Join("testdata", "aa-synthetic.json")
 	if *update {
@@ -124,15 +126,35 @@ func TestAAFiles(t *testing.T) {
 	for _, f := range files {
 		est := estimateFile(t, f)
 		t.Logf("%s: %s", f, describeEstimate(est))
-		if !(est.Noise.TrialNoise > 0) {
-			t.Errorf("%s: trial noise %v; a recorded run has some", f, est.Noise.TrialNoise)
+		if !(est.Noise.TrialNoise > 0 || est.Noise.RoundDrift > 0) {
+			t.Errorf("%s: no trial noise and no round drift; a recorded run has some", f)
 		}
-		r, err := Simulate(SimConfig{Noise: est.Noise, Experiments: 200, Seed: 5})
+		var scale []float64
+		for i := range 10 {
+			if s, ok := est.CellScale[simCellKey(i)]; ok {
+				scale = append(scale, s)
+			} else {
+				scale = append(scale, 1)
+			}
+		}
+		r, err := Simulate(SimConfig{Noise: est.Noise, CellScale: scale, Order: ABBA(3), Trials: 1, Experiments: 400, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := r.Rate(r.Verdicts[Reject]); got > 0.05 {
 			t.Errorf("%s: at this noise A/A experiments are rejected %.1f%% of the time, want at most 5%%", f, 100*got)
+		}
+		rec := readAAFile(t, f)
+		if d, err := arrange(rec); err != nil || d.rounds/4 <= 3 {
+			continue
+		}
+		rp, err := Replay(rec, ReplayConfig{Rounds: 12, Experiments: 400, Seed: 6})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		t.Logf("%s: replayed 12-round A/A experiments rejected %.1f%% (some cell significant %.1f%%)", f, 100*rp.Rate(rp.Verdicts[Reject]), 100*rp.Rate(rp.AnySignificant))
+		if got := rp.Rate(rp.Verdicts[Reject]); got > 0.05 {
+			t.Errorf("%s: replayed on the record's own rounds, A/A experiments of 12 rounds were rejected %.1f%% of the time, want at most 5%%", f, 100*got)
 		}
 	}
 	// The synthetic file must round-trip: what is written is what SimulateAA makes.

@@ -133,3 +133,77 @@ func betaContinuedFraction(a, b, x float64) float64 {
 	}
 	return h
 }
+
+// digamma is ψ(x), the derivative of ln Γ(x), for x > 0: the recurrence ψ(x) = ψ(x+1) - 1/x
+// up to x >= 6, then the asymptotic series.
+func digamma(x float64) float64 {
+	var acc float64
+	for x < 6 {
+		acc -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	return acc + math.Log(x) - 0.5/x - f*(1.0/12-f*(1.0/120-f*(1.0/252-f*(1.0/240-f*(1.0/132)))))
+}
+
+// trigamma is ψ'(x), for x > 0, by the same recurrence and the asymptotic series.
+func trigamma(x float64) float64 {
+	var acc float64
+	for x < 6 {
+		acc += 1 / (x * x)
+		x++
+	}
+	f := 1 / (x * x)
+	return acc + 1/x + f/2 + f/x*(1.0/6-f*(1.0/30-f*(1.0/42-f*(1.0/30-f*(5.0/66)))))
+}
+
+// tetragamma is ψ”(x), for x > 0, by the same recurrence and the asymptotic series
+// -1/x^2 - 1/x^3 - 1/(2x^4) + 1/(6x^6) - 1/(6x^8) + 3/(10x^10) - 5/(6x^12).
+func tetragamma(x float64) float64 {
+	var acc float64
+	for x < 6 {
+		acc -= 2 / (x * x * x)
+		x++
+	}
+	f := 1 / (x * x)
+	return acc - f - f/x - f*f*(0.5-f*(1.0/6-f*(1.0/6-f*(3.0/10-f*(5.0/6)))))
+}
+
+// trigammaInverse solves trigamma(y) = x for y > 0 (x > 0) by Newton's method on 1/trigamma,
+// as limma's trigammaInverse does (Smyth 2004).
+func trigammaInverse(x float64) float64 {
+	switch {
+	case !(x > 0):
+		return math.NaN()
+	case x > 1e7:
+		return 1 / math.Sqrt(x)
+	case x < 1e-6:
+		return 1 / x
+	}
+	y := 0.5 + 1/x
+	for range 50 {
+		tri := trigamma(y)
+		d := tri * (1 - tri/x) / tetragamma(y)
+		y += d
+		if -d/y < 1e-8 {
+			break
+		}
+	}
+	return y
+}
+
+func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// normalQuantile inverts normalCDF by bisection (it is called once per plan).
+func normalQuantile(p float64) float64 {
+	lo, hi := -40.0, 40.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if normalCDF(mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}

@@ -50,3 +50,35 @@ func TestStudentTwoSidedP(t *testing.T) {
 		t.Errorf("zero df must give NaN, not a p-value")
 	}
 }
+
+// Reference values: ψ(1) = -γ, ψ(1/2) = -γ - 2 ln 2, ψ'(1) = π²/6, ψ'(1/2) = π²/2,
+// ψ”(1) = -2ζ(3), and mpmath's psi at 4.5 and 20.
+func TestPolygamma(t *testing.T) {
+	const gamma = 0.57721566490153286
+	const zeta3 = 1.2020569031595943
+	tests := []struct {
+		reason    string
+		f         func(float64) float64
+		x, want   float64
+		tolerance float64
+	}{
+		{"digamma(1) = -Euler's gamma", digamma, 1, -gamma, 1e-10},
+		{"digamma(1/2) = -gamma - 2 ln 2", digamma, 0.5, -gamma - 2*math.Ln2, 1e-10},
+		{"digamma(20), mpmath psi(0, 20)", digamma, 20, 2.9705239922421490, 1e-10},
+		{"trigamma(1) = pi^2/6", trigamma, 1, math.Pi * math.Pi / 6, 1e-10},
+		{"trigamma(1/2) = pi^2/2", trigamma, 0.5, math.Pi * math.Pi / 2, 1e-10},
+		{"trigamma(4.5), mpmath psi(1, 4.5)", trigamma, 4.5, 0.24872510303901, 1e-10},
+		{"tetragamma(1) = -2 zeta(3)", tetragamma, 1, -2 * zeta3, 1e-9},
+		{"tetragamma(20), mpmath psi(2, 20)", tetragamma, 20, -0.00262812240231465, 1e-10},
+	}
+	for _, tt := range tests {
+		if got := tt.f(tt.x); math.Abs(got-tt.want) > tt.tolerance*math.Max(1, math.Abs(tt.want)) {
+			t.Errorf("%s: got %.15g, want %.15g", tt.reason, got, tt.want)
+		}
+	}
+	for _, y := range []float64{0.05, 0.5, 1, 4.5, 30, 1e4} {
+		if got := trigammaInverse(trigamma(y)); math.Abs(got-y) > 1e-6*y {
+			t.Errorf("trigammaInverse(trigamma(%v)) = %v", y, got)
+		}
+	}
+}

@@ -16,6 +16,8 @@ type Plan struct {
 	// Change is the change to plan for (0.10 is 10% slower).
 	Change  float64
 	Options Options
+	// CellScale multiplies a cell's noise (NoiseEstimate.CellScale; 1 where missing).
+	CellScale map[CellKey]float64
 }
 
 // Power is a projection of a plan at a machine's noise, by simulating the plan through the
@@ -46,9 +48,16 @@ func ProjectPower(plan Plan, noise Noise, n int, seed uint64) (Power, error) {
 		return Power{}, fmt.Errorf("experiment: cannot project a plan of %d rounds, %d trials, %d cells, change %v", plan.Rounds, plan.Trials, len(plan.Keys), plan.Change)
 	}
 	pw := Power{Plan: plan, Noise: noise, Experiments: n}
+	var scale []float64
+	if len(plan.CellScale) > 0 {
+		scale = make([]float64, len(plan.Keys))
+		for i, k := range plan.Keys {
+			scale[i] = plan.CellScale[k]
+		}
+	}
 	cfg := func(rounds int, effects []float64, s uint64) SimConfig {
 		return SimConfig{Noise: noise, Order: ABBA(rounds / 4), Trials: plan.Trials, Natives: plan.Natives, NoNatives: plan.Natives == 0,
-			Keys: plan.Keys, Effects: effects, Experiments: n, Seed: s, Options: plan.Options}
+			Keys: plan.Keys, Effects: effects, CellScale: scale, Experiments: n, Seed: s, Options: plan.Options}
 	}
 	c := cfg(plan.Rounds, nil, seed).withDefaults()
 	rng := newRand(c.Seed)
@@ -108,11 +117,20 @@ func (p Power) String() string {
 	var b strings.Builder
 	n := p.Noise
 	fmt.Fprintf(&b, "noise: trial %.1f%%, round drift %.1f%% (native share %.2f, cell share %.2f)\n", 100*n.TrialNoise, 100*n.RoundDrift, n.NativeShare, n.CellShare)
+	if len(p.Plan.CellScale) > 0 {
+		parts := make([]string, 0, len(p.Plan.Keys))
+		for _, k := range p.Plan.Keys {
+			if s, ok := p.Plan.CellScale[k]; ok {
+				parts = append(parts, fmt.Sprintf("%v %.2f", k, s))
+			}
+		}
+		fmt.Fprintf(&b, "cells' noise relative to the average cell: %s\n", strings.Join(parts, ", "))
+	}
 	fmt.Fprintf(&b, "with %d rounds of %d trial(s), %d native(s), %d cells (median of %d simulated experiments through the analysis):\n",
 		p.Plan.Rounds, p.Plan.Trials, p.Plan.Natives, len(p.Plan.Keys), p.Experiments)
 	fmt.Fprintf(&b, "  the smallest change a cell can declare: %s (the quietest cell) to %s (the noisiest); a true change of that size is declared about half the time\n",
 		pctText(p.MinDeclarableBest), pctText(p.MinDeclarable))
-	fmt.Fprintf(&b, "  %.0f%% slower in every cell: rejected in %.0f%% of experiments; in one cell: that cell named in %.0f%%\n", 100*p.Plan.Change, 100*p.AllCells, 100*p.OneCell)
+	fmt.Fprintf(&b, "  %.0f%% slower in every cell: rejected in %.0f%% of experiments; in one cell (%v): that cell named in %.0f%%\n", 100*p.Plan.Change, 100*p.AllCells, p.Plan.Keys[0], 100*p.OneCell)
 	switch {
 	case p.RoundsFor == 0:
 		fmt.Fprintf(&b, "  to declare a %.0f%% change in every cell: more than 400 rounds at this noise\n", 100*p.Plan.Change)

@@ -29,7 +29,7 @@ const declarableTarget = 0.05
 func Weight(w float64) *float64 { return &w }
 
 func (o Options) roundMethod() roundModel {
-	m := roundModel{natives: nativesEstimated, pool: twoStrata, byClient: true, trendFrom: trendFrom}
+	m := roundModel{natives: nativesEstimated, pool: twoStrata, byClient: true, trendFrom: trendFrom, moderate: true}
 	if o.NativeWeight != nil {
 		m.natives, m.weight = nativesFixed, *o.NativeWeight
 		if m.weight == 0 {
@@ -78,6 +78,10 @@ func strata(m roundModel) string {
 		return "each cell's own residual variance of round means"
 	case pooledCells:
 		return "residual variance of round means pooled " + group
+	}
+	if m.moderate {
+		return "residual variance of round means pooled " + group + ", a round effect common to those cells estimated apart (split-plot), " +
+			"and each cell's own variance moderated towards that pool by empirical Bayes (limma-style prior df from the cells' spread: the pool when the cells agree, the cell's own when they do not)"
 	}
 	return "residual variance of round means pooled " + group + ", a round effect common to those cells estimated apart (split-plot)"
 }

@@ -8,10 +8,17 @@ import (
 // Sequential is a group-sequential plan: the experiment looks at its data after every ABBA
 // block, from the first, and stops once every cell is decided or a cell regressed, or after
 // MaxBlocks blocks. Each look k of K tests at its own share of the family-wise alpha, spent by
-// Lan and DeMets' Pocock-type function alpha*ln(1+(e-1)*k/K), Holm over the cells within the
-// look. By the union bound over looks the probability of any false rejection over the whole
-// experiment stays at most alpha, whatever the correlation between looks (conservative: the
-// looks are positively correlated). Stopping for decided no-change cells only lowers it.
+// Lan and DeMets' O'Brien-Fleming-type function 2-2*Phi(z_(1-alpha/2)/sqrt(k/K)), Holm over
+// the cells within the look. By the union bound over looks the probability of any false
+// rejection over the whole experiment stays at most alpha, whatever the correlation between
+// looks (conservative: the looks are positively correlated). Stopping for decided no-change
+// cells only lowers it.
+//
+// The O'Brien-Fleming shape spends almost nothing at the first looks (at 6 blocks: 0.000002,
+// 0.0007, 0.005, then 0.011, 0.015, 0.018), where a cell has 2 or 6 degrees of freedom and
+// the model cannot yet tell a noisy cell from a quiet one; the Pocock shape first used here
+// spent 0.013 at 4 rounds, and A/A experiments with one cell three times as noisy as its
+// neighbours were rejected 5.7% of the time (2.0% with this one; SIMULATION.md).
 type Sequential struct {
 	// Alpha is the family-wise error over all looks and cells (DefaultAlpha when zero).
 	Alpha float64
@@ -20,7 +27,7 @@ type Sequential struct {
 }
 
 // Spending names the rule for method lines.
-const Spending = "alpha spent over looks by Lan-DeMets' Pocock-type function alpha*ln(1+(e-1)t), t the share of the maximum rounds run; Holm over cells within a look"
+const Spending = "alpha spent over looks by Lan-DeMets' O'Brien-Fleming-type function 2-2*Phi(z_(1-alpha/2)/sqrt(t)), t the share of the maximum rounds run; Holm over cells within a look"
 
 func (s Sequential) alpha() float64 {
 	if s.Alpha == 0 {
@@ -43,7 +50,11 @@ func (s Sequential) Validate() error {
 // spent is the alpha spent by the end of block k.
 func (s Sequential) spent(k int) float64 {
 	t := math.Min(1, float64(k)/float64(s.MaxBlocks))
-	return s.alpha() * math.Log(1+(math.E-1)*t)
+	if t <= 0 {
+		return 0
+	}
+	z := normalQuantile(1 - s.alpha()/2)
+	return 2 * (1 - normalCDF(z/math.Sqrt(t)))
 }
 
 // AlphaAt is the alpha the look after block k (from 1) tests at: the spending function's

@@ -32,6 +32,11 @@ type Noise struct {
 	// TrialTailDF, when positive, draws trial noise from a Student t with that many degrees
 	// of freedom (scaled to TrialNoise), for heavy-tailed trials.
 	TrialTailDF float64 `json:"trial_tail_df,omitempty"`
+	// RoundTailDF, when positive, draws the target's own part of the round drift in a cell
+	// (the last of the four parts) from a Student t with that many degrees of freedom
+	// (scaled to its share of RoundDrift): rounds in which one cell of one target is far
+	// off, as a shared machine gives them.
+	RoundTailDF float64 `json:"round_tail_df,omitempty"`
 	// NativeWarmup is a JIT-like warm-up of the natives: in round r (from 0) a native's log
 	// p50 carries NativeWarmup*WarmupDecay^r on top of everything else, scaled by the native
 	// (the second native warms by 0.6 of the first) and by the cell (from 0.5 to 1.5 times
@@ -191,6 +196,16 @@ func simulateOne(rng *rand.Rand, cfg SimConfig) Input {
 	if n.TrialTailDF > 2 {
 		tailScale = math.Sqrt((n.TrialTailDF - 2) / n.TrialTailDF)
 	}
+	roundTailScale := 1.0
+	if n.RoundTailDF > 2 {
+		roundTailScale = math.Sqrt((n.RoundTailDF - 2) / n.RoundTailDF)
+	}
+	own := func() float64 {
+		if n.RoundTailDF > 0 {
+			return studentT(rng, n.RoundTailDF) * roundTailScale
+		}
+		return rng.NormFloat64()
+	}
 	in := Input{Cells: make([]Cell, C)}
 	for c := range C {
 		scale := 1.0
@@ -207,7 +222,7 @@ func simulateOne(rng *rand.Rand, cfg SimConfig) Input {
 			shared := sd(n.NativeShare*(1-n.CellShare)) * rng.NormFloat64()
 			round := Round{Variant: v}
 			for t := range T {
-				drift := machine[r] + scale*(shared+targetRound[t][r]+sd((1-n.NativeShare)*(1-n.CellShare))*rng.NormFloat64())
+				drift := machine[r] + scale*(shared+targetRound[t][r]+sd((1-n.NativeShare)*(1-n.CellShare))*own())
 				mu := level + drift
 				if t == 0 && v == Candidate {
 					mu += math.Log(effect(cfg.Effects, c))

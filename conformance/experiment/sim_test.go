@@ -21,19 +21,31 @@ type scenario struct {
 	name  string
 	noise Noise
 	scale []float64 // per-cell noise multipliers
+	// unequal: the cells of a client count are not equally noisy.
+	unequal bool
 }
 
 var scenarios = []scenario{
-	{"colleague: 3% trial, 2% drift private to each target and cell", ColleagueNoise, nil},
-	{"drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 1}, nil},
-	{"half the drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 0.5}, nil},
-	{"variant drift common to all cells (a restart)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1}, nil},
-	{"machine drift: common to all cells and targets", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1, NativeShare: 1}, nil},
-	{"linear trend 2%/round plus colleague noise", Noise{TrialNoise: 0.03, RoundDrift: 0.02, Trend: 0.02}, nil},
-	{"8-client cells twice as noisy", ColleagueNoise, []float64{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}},
-	{"heavy-tailed trials (t, 3 df)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, TrialTailDF: 3}, nil},
-	{"natives warming up (JIT-like): 2.7x slower in round 1, decaying by 0.55 per round", jitNoise, nil},
+	{"colleague: 3% trial, 2% drift private to each target and cell", ColleagueNoise, nil, false},
+	{"drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 1}, nil, false},
+	{"half the drift shared with the natives", Noise{TrialNoise: 0.03, RoundDrift: 0.02, NativeShare: 0.5}, nil, false},
+	{"variant drift common to all cells (a restart)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1}, nil, false},
+	{"machine drift: common to all cells and targets", Noise{TrialNoise: 0.03, RoundDrift: 0.02, CellShare: 1, NativeShare: 1}, nil, false},
+	{"linear trend 2%/round plus colleague noise", Noise{TrialNoise: 0.03, RoundDrift: 0.02, Trend: 0.02}, nil, false},
+	{"8-client cells twice as noisy", ColleagueNoise, []float64{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}, false},
+	{"heavy-tailed trials (t, 3 df)", Noise{TrialNoise: 0.03, RoundDrift: 0.02, TrialTailDF: 3}, nil, false},
+	{"natives warming up (JIT-like): 2.7x slower in round 1, decaying by 0.55 per round", jitNoise, nil, false},
+	{"one cell at each client count 3x as noisy as the others (get@1, get@8)", ColleagueNoise, []float64{3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, true},
+	{"cells unequally noisy, 1x to 5x, as measured on two cores", ColleagueNoise, measuredScale, true},
+	{"heavy-tailed rounds (t, 3 df), one cell of one target far off", Noise{TrialNoise: 0.03, RoundDrift: 0.02, RoundTailDF: 3}, nil, false},
 }
+
+// measuredScale is each cell's round-to-round standard deviation of a `conform serve`
+// target, relative to the quietest, measured on the 2-core development machine with
+// conform's clients on one CPU and the targets on the other (a 24-round A/A, get, page,
+// after, terms, counts at 1 and 8 clients): 0.14/0.19, 0.05/0.06, 0.04/0.06, 0.04/0.05,
+// 0.07/0.12.
+var measuredScale = []float64{3.5, 4.75, 1.25, 1.5, 1, 1.5, 1, 1.25, 1.75, 3}
 
 // jitNoise is the colleague's noise with the natives' warm-up the issue measured on freshly
 // started engines (Elasticsearch get@1: 397, 259, 197, 149 µs over four rounds).
@@ -101,29 +113,72 @@ const tableHeader = "| LABEL | A/A reject % | A/A any cell significant % | 10% s
 func chosen() method { return Options{}.withDefaults().method }
 
 // TestSimulatedAAFalseRejectRate is the proof the brief asks for: A/A experiments (no
-// effect) at the lab's settings, under several noise models, through Analyze with its
-// default method, are rejected at most 5% of the time. 400 experiments per scenario from a
-// fixed seed; the observed rates sit near 2%, far enough under 5% that no small change of
-// the code moves them over by chance.
+// effect) through Analyze with its default method, under every noise model, are rejected at
+// most 5% of the time, in the default plan (12 rounds of 1 trial) and, where the cells of a
+// client count are equally noisy, in the lab's 4 rounds of 3 trials. Four rounds leave each
+// cell 2 degrees of freedom, too few to tell a noisier cell from its neighbours (SIMULATION.md
+// gives that row: 7.5% with one cell three times as noisy); the default plan's 12 rounds
+// see it. 400 experiments per scenario and plan from fixed seeds; the observed rates sit near
+// 2%, far enough under 5% that no small change of the code moves them over by chance.
 func TestSimulatedAAFalseRejectRate(t *testing.T) {
 	n := 400
 	if testing.Short() {
 		n = 100
 	}
 	for i, sc := range scenarios {
-		r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Experiments: n, Seed: uint64(100 + i)})
-		if err != nil {
-			t.Fatal(err)
+		plans := []struct {
+			name          string
+			order         []Variant
+			trials        int
+			equalCellOnly bool
+		}{{"12 x 1", ABBA(3), 1, false}, {"4 x 3", ABBA(1), 3, true}}
+		for j, p := range plans {
+			if p.equalCellOnly && sc.unequal {
+				continue
+			}
+			r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Order: p.order, Trials: p.trials, Experiments: n, Seed: uint64(100 + 20*j + i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reject, anySig := r.Rate(r.Verdicts[Reject]), r.Rate(r.AnySignificant)
+			t.Logf("%s, %-55s A/A reject %.1f%%, any cell significant %.1f%%", p.name, sc.name, 100*reject, 100*anySig)
+			if reject > 0.05 {
+				t.Errorf("%s, %s: A/A experiments rejected %.1f%% of the time, want at most 5%%", p.name, sc.name, 100*reject)
+			}
+			// The test itself (before the 2% threshold) controls the family-wise error at 5%;
+			// 400 draws put the estimate within about 2 points of the truth.
+			if anySig > 0.07 {
+				t.Errorf("%s, %s: some cell significant in %.1f%% of A/A experiments, want about 5%% at most", p.name, sc.name, 100*anySig)
+			}
 		}
-		reject, anySig := r.Rate(r.Verdicts[Reject]), r.Rate(r.AnySignificant)
-		t.Logf("%-55s A/A reject %.1f%%, any cell significant %.1f%%", sc.name, 100*reject, 100*anySig)
-		if reject > 0.05 {
-			t.Errorf("%s: A/A experiments rejected %.1f%% of the time, want at most 5%%", sc.name, 100*reject)
+	}
+}
+
+// TestModerationCatchesUnequalCells shows why the cells' variances are moderated: when one
+// cell of a client count is noisier than the others, a variance pooled over them understates
+// that cell's and A/A experiments of the default plan reject far more than 5% of the time
+// (an A/A on real engines did); moderated, they stay under 5%.
+func TestModerationCatchesUnequalCells(t *testing.T) {
+	pooled := chosen().(roundModel)
+	pooled.moderate = false
+	for i, sc := range scenarios {
+		if !sc.unequal {
+			continue
 		}
-		// The test itself (before the 2% threshold) controls the family-wise error at 5%;
-		// 400 draws put the estimate within about 2 points of the truth.
-		if anySig > 0.07 {
-			t.Errorf("%s: some cell significant in %.1f%% of A/A experiments, want about 5%% at most", sc.name, 100*anySig)
+		run := func(m method) float64 {
+			r, err := Simulate(SimConfig{Noise: sc.noise, CellScale: sc.scale, Order: ABBA(3), Trials: 1, Experiments: 400, Seed: uint64(300 + i), Options: Options{method: m}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Rate(r.Verdicts[Reject])
+		}
+		p, m := run(pooled), run(chosen())
+		t.Logf("%s: A/A reject %.1f%% pooled, %.1f%% moderated", sc.name, 100*p, 100*m)
+		if p <= 0.07 {
+			t.Errorf("%s: the pooled variance rejected %.1f%% of A/A experiments; the simulation should show it well above 5%%", sc.name, 100*p)
+		}
+		if m > 0.05 {
+			t.Errorf("%s: moderated variances rejected %.1f%% of A/A experiments, want at most 5%%", sc.name, 100*m)
 		}
 	}
 }
@@ -142,8 +197,8 @@ func TestSimulatorCatchesTrialRankSum(t *testing.T) {
 }
 
 // TestSimulatedPower checks that the method finds what is there: a 10% slowdown of every
-// cell over 12 rounds is rejected almost always, and a 10% slowdown of one cell over 8
-// rounds is named most of the time.
+// cell over 12 rounds is rejected almost always, and a 10% slowdown of one cell in the
+// default plan (12 rounds of 1 trial) is named most of the time.
 func TestSimulatedPower(t *testing.T) {
 	all := make([]float64, 10)
 	for i := range all {
@@ -156,12 +211,12 @@ func TestSimulatedPower(t *testing.T) {
 	if got := r.Rate(r.Verdicts[Reject]); got < 0.95 {
 		t.Errorf("10%% slower in every cell over 12 rounds rejected %.0f%% of the time, want at least 95%%", 100*got)
 	}
-	r, err = Simulate(SimConfig{Noise: ColleagueNoise, Order: ABBA(2), Effects: []float64{1.10}, Experiments: 200, Seed: 4})
+	r, err = Simulate(SimConfig{Noise: ColleagueNoise, Order: ABBA(3), Trials: 1, Effects: []float64{1.10}, Experiments: 200, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Rate(r.Flagged[0]); got < 0.70 {
-		t.Errorf("10%% slower in one cell over 8 rounds named %.0f%% of the time, want at least 70%%", 100*got)
+	if got := r.Rate(r.Flagged[0]); got < 0.85 {
+		t.Errorf("10%% slower in one cell over 12 rounds of 1 trial named %.0f%% of the time, want at least 85%%", 100*got)
 	}
 }
 
@@ -234,6 +289,15 @@ func TestSimulationTable(t *testing.T) {
 
 func estimateFile(t testing.TB, path string) NoiseEstimate {
 	t.Helper()
+	est, err := EstimateNoise(readAAFile(t, path))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return est
+}
+
+func readAAFile(t testing.TB, path string) *AARecord {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -243,11 +307,7 @@ func estimateFile(t testing.TB, path string) NoiseEstimate {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	est, err := EstimateNoise(a)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return est
+	return a
 }
 
 func describeEstimate(e NoiseEstimate) string {
@@ -276,17 +336,18 @@ func BenchmarkSimulateAA(b *testing.B) {
 
 // TestSimulatedNativeWarmup is the natives' warm-up the estimator must survive: natives
 // 2.7 times slower in the first round, decaying by 0.55 a round, the variant sharing none
-// of it. The estimated slope keeps A/A rejections at 5% or under and finds a 10% slowdown of
-// every cell; a fixed weight of 0.5 (the earlier default) moves the natives' warm-up into
-// every round's residual, which blinds it: the issue's A/A on real engines had intervals of
-// 0.40-2.04, and here the same 10% slowdown is almost never found.
+// of it, in the default plan of 12 rounds of 1 trial. The estimated slope keeps A/A
+// rejections at 5% or under and finds a 10% slowdown of every cell; a fixed weight of 0.5
+// (the earlier default) moves the natives' warm-up into every round's residual, which blinds
+// it: the issue's A/A on real engines had intervals of 0.40-2.04, and here the same 10%
+// slowdown is found less than half the time (29.5% at this seed).
 func TestSimulatedNativeWarmup(t *testing.T) {
 	n := 400
 	if testing.Short() {
 		n = 100
 	}
 	run := func(o Options, effects []float64, seed uint64) SimResult {
-		r, err := Simulate(SimConfig{Noise: jitNoise, Effects: effects, Experiments: n, Seed: seed, Options: o})
+		r, err := Simulate(SimConfig{Noise: jitNoise, Order: ABBA(3), Trials: 1, Effects: effects, Experiments: n, Seed: seed, Options: o})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,15 +372,16 @@ func TestSimulatedNativeWarmup(t *testing.T) {
 	if got := power.Rate(power.Verdicts[Reject]); got < 0.80 {
 		t.Errorf("estimated slope under the natives' warm-up: 10%% slower everywhere rejected %.1f%%, want at least 80%%", 100*got)
 	}
-	if got := fixedPower.Rate(fixedPower.Verdicts[Reject]); got > 0.3 {
+	if got := fixedPower.Rate(fixedPower.Verdicts[Reject]); got > 0.5 {
 		t.Errorf("fixed weight 0.5 under the natives' warm-up: 10%% slower everywhere rejected %.1f%%; the simulation should show it blinded", 100*got)
 	}
 }
 
 // TestSimulatedSequential: the sequential plan (looks after every ABBA block up to 6 blocks,
-// Pocock-type alpha spending) keeps A/A rejections at or under 5% under the colleague's noise
-// and the natives' warm-up, and finds a 10% slowdown of every cell in fewer rounds than the
-// maximum.
+// O'Brien-Fleming-type alpha spending, blocks of 4 rounds of 1 trial) keeps A/A rejections at
+// or under 5% under the colleague's noise, machine drift, the natives' warm-up and one cell
+// three times as noisy as its neighbours, and finds a 10% slowdown of every cell in fewer
+// rounds than the maximum.
 func TestSimulatedSequential(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -337,12 +399,12 @@ func TestSimulatedSequential(t *testing.T) {
 	for i := range all {
 		all[i] = 1.10
 	}
-	for i, sc := range []scenario{scenarios[0], scenarios[4], {"natives warming up", jitNoise, nil}} {
-		aa, err := SimulateSequential(SimConfig{Noise: sc.noise, Experiments: n, Seed: uint64(500 + i)}, seq)
+	for i, sc := range []scenario{scenarios[0], scenarios[4], scenarios[8], scenarios[9]} {
+		aa, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Experiments: n, Seed: uint64(500 + i)}, seq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pw, err := SimulateSequential(SimConfig{Noise: sc.noise, Effects: all, Experiments: n / 2, Seed: uint64(600 + i)}, seq)
+		pw, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: all, Experiments: n / 2, Seed: uint64(600 + i)}, seq)
 		if err != nil {
 			t.Fatal(err)
 		}
