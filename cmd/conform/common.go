@@ -82,6 +82,9 @@ type runFlags struct {
 	layer    string
 	check    checkFlags
 	cpus     cpusFlag
+	// defaultTrials, when set before register, replaces 3 as --trials' default (experiment
+	// spends its budget on rounds: 12 rounds of 1 trial).
+	defaultTrials int
 }
 
 // checkFlags select the strict check's options.
@@ -123,7 +126,11 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	trials, err := envInt("TRIALS", 3)
+	defTrials := 3
+	if r.defaultTrials > 0 {
+		defTrials = r.defaultTrials
+	}
+	trials, err := envInt("TRIALS", defTrials)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,12 @@ import (
 )
 
 func cmdExperiment(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "experiment", "--baseline LABEL=URL --candidate LABEL=URL [--native NAME=URL ...] [--rounds 4] [--switch-cmd CMD] [--ready-timeout 2m] [run flags] --out DIR", `
+	fs := newFlags(e, "experiment", "--baseline LABEL=URL --candidate LABEL=URL [--native NAME=URL ...] [--rounds 12] [--switch-cmd CMD] [--ready-timeout 2m] [run flags] --out DIR", `
 Gate a change with a paired experiment: rounds of baseline and candidate in ABBA order
 (baseline, candidate, candidate, baseline, repeated), the native engines measured in every
-round and interleaved with the round's variant as "conform run" interleaves targets. Every
-response is checked strictly; only passing ones are timed.
+round and interleaved with the round's variant as "conform run" interleaves targets (their
+order in a step balanced within every ABBA block). Every response is checked strictly; only
+passing ones are timed.
 
 Two modes: both variants live at two URLs; or one URL (give the same URL twice) whose variant a
 user command switches between rounds (e.g. restarts a gateway with the other transport). CMD
@@ -27,14 +28,21 @@ script's path gets the label as its argument: --switch-cmd ./switch-gateway.sh r
 "./switch-gateway.sh grpc", and --switch-cmd 'systemctl restart gw-$1' runs as written. Before
 every round conform waits (up to --ready-timeout) until every target is ready and proves the
 corpus is retained and untouched on each (exact count and a fingerprint over a fixed sample of
-documents), and records it in the manifest.
+documents), and records it in the manifest. With two URLs the variants are two processes:
+whatever differs between them, the build or the process itself, is what is measured.
+
+The default plan is 12 rounds of 1 trial (--rounds 12, --trials 1 unless $TRIALS says
+otherwise): the lab's 72,000 responses, spent on rounds, which are the unit of the test. Keep
+conform off the targets' CPUs on a small machine (--cpus 0 here, conform serve --cpus 1 and
+ENGINE_CPUS=1 make engines for the targets): sharing them multiplied the noise several times.
 
 Per cell (operation x clients) the verdict compares the variant's trial p50s over its rounds
-with a test that respects the rounds and the natives as controls, Holm over all cells, and a
-practical threshold. adopt: both variants passed every check, no cell regressed, at least one
-improved. reject: a cell regressed (each named, with its size and p-value) or any response
-failed. no-change otherwise. Writes report.md, report.html, verdict.json, results.json (all
-rounds merged), manifest.json (every round) and rounds/round-N/ with each round's results.
+with a test that respects the rounds and the natives as controls, each cell's own noise
+(moderated towards its client count's), Holm over all cells, and a practical threshold.
+adopt: both variants passed every check, no cell regressed, at least one improved. reject: a
+cell regressed (each named, with its size and p-value) or any response failed. no-change
+otherwise. Writes report.md, report.html, verdict.json, results.json (all rounds merged),
+manifest.json (every round) and rounds/round-N/ with each round's results.
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
 (interleaved as a round interleaves them, checked, never timed into the results) until each
@@ -46,30 +54,34 @@ report gives each native's drift from round 1 to the last.
 
 Know the power before the run: --dry-run with --aa FILE (an A/A record written by an earlier
 experiment's --aa) or with --pilot N (N rounds of the baseline with the natives, nothing
-written) prints the machine's noise, the smallest change each cell could declare with the
-plan, the chance of finding a --power-change slowdown, and the rounds a --power-change needs.
-More, shorter rounds buy more than trials do: --rounds 12 with TRIALS=1 costs what 4 rounds of
-3 trials cost. --sequential adds ABBA blocks, looking after each, until every cell is decided
-(or a cell regressed) or --max-rounds is reached; each look tests at its share of --alpha
-(Lan-DeMets Pocock-type spending), so the family-wise error over all looks stays at --alpha.
+written) prints the machine's noise, each cell's noise against the average cell's, the
+smallest change each cell could declare with the plan, the chance of finding a
+--power-change slowdown, and the rounds a --power-change needs; from an A/A record with more
+blocks of 4 rounds than the plan, it also replays the plan on the record's own rounds: the
+share of A/A experiments it would reject (at most 5% is the promise) and its power there.
+--sequential adds ABBA blocks, looking after each, until every cell is decided (or a cell
+regressed) or --max-rounds is reached; each look tests at its share of --alpha (Lan-DeMets
+O'Brien-Fleming-type spending: almost nothing at the first looks), so the family-wise error
+over all looks stays at --alpha.
 
 An experiment that stops early (Ctrl-C, a target down, a failed switch) has the verdict
 "incomplete" and exit 2; its files hold the rounds that finished, with the measured count.
 
 Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --native os=http://127.0.0.1:9201 --out results/rest-vs-grpc",
-		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8080 --switch-cmd './restart-gateway.sh' --native es=http://127.0.0.1:9200 --rounds 8 --out results/switched",
+		"conform experiment --cpus 0 --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --dry-run --pilot 2",
+		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8080 --switch-cmd './restart-gateway.sh' --native es=http://127.0.0.1:9200 --out results/switched",
 		"conform experiment --baseline a=http://127.0.0.1:8080 --candidate b=http://127.0.0.1:8081 --dry-run",
-		"REQUESTS=200 TRIALS=3 WARMUP=40 conform experiment --baseline a=URL --candidate a2=URL --rounds 12 --aa aa.json --out results/aa",
-		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --rounds 12 --dry-run --aa aa.json",
-		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --rounds 12 --dry-run --pilot 2",
-		"TRIALS=1 conform experiment --baseline a=URL --candidate b=URL --native es=URL --sequential --max-rounds 24 --out results/seq",
+		"conform experiment --baseline a=URL --candidate a2=URL --native es=URL --rounds 48 --aa aa.json --out results/aa",
+		"conform experiment --baseline a=URL --candidate b=URL --native es=URL --dry-run --aa aa.json",
+		"conform experiment --baseline a=URL --candidate b=URL --native es=URL --sequential --max-rounds 24 --out results/seq",
+		"REQUESTS=200 TRIALS=3 WARMUP=40 conform experiment --baseline a=URL --candidate b=URL --rounds 4 --out results/lab-shape",
 	)
 	baseline := fs.String("baseline", "", "the baseline variant as `LABEL=URL`")
 	candidate := fs.String("candidate", "", "the candidate variant as `LABEL=URL`")
 	var natives listFlag
 	fs.Var(&natives, "native", "a native engine measured in every round, as `NAME=URL` (repeatable)")
-	rounds := fs.Int("rounds", 4, "number of rounds, a multiple of 4 (ABBA blocks)")
+	rounds := fs.Int("rounds", 12, "number of rounds, a multiple of 4 (ABBA blocks)")
 	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last: the label is $1 and $CONFORM_VARIANT, and a bare script path gets it as its argument")
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
 	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
@@ -86,7 +98,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	maxRounds := fs.Int("max-rounds", 24, "with --sequential: the most rounds, a multiple of 4")
 	var tf targetFlags
 	tf.register(fs)
-	var rf runFlags
+	rf := runFlags{defaultTrials: 1}
 	if err := rf.register(e, fs); err != nil {
 		return err
 	}
@@ -307,6 +319,7 @@ func writePower(e *env, plan experiment.Plan, rec *experiment.AARecord, source s
 	if err != nil {
 		return usageErr("%s: %v", source, err)
 	}
+	plan.CellScale = est.CellScale
 	pw, err := experiment.ProjectPower(plan, est.Noise, 0, 1)
 	if err != nil {
 		return infra(err)
@@ -317,6 +330,17 @@ func writePower(e *env, plan experiment.Plan, rec *experiment.AARecord, source s
 	}
 	if est.Rounds < 8 {
 		fmt.Fprintf(e.stdout, "  (drift estimated from %d rounds is rough; a longer A/A record gives a firmer projection)\n", est.Rounds)
+	}
+	// The projection above assumes the noise has the simulator's shape; a long enough record
+	// can be replayed as it is, whatever its shape.
+	rp, err := experiment.ReplayPlanOn(rec, plan, 0, 1)
+	if err != nil {
+		fmt.Fprintf(e.stdout, "  (not replayed on the record's own rounds: %v; record an A/A of at least %d rounds with --aa)\n", err, plan.Rounds+4)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s", rp)
+	if rp.AAReject > 0.05 {
+		fmt.Fprintf(e.stdout, "  warning: on this record's noise the plan rejected %.1f%% of A/A experiments, more than the 5%% it promises: the noise breaks the model's assumptions; more rounds, or the targets on CPUs of their own, may help\n", 100*rp.AAReject)
 	}
 	return nil
 }
