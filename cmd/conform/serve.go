@@ -25,7 +25,10 @@ conform_unsupported_exception rather than a guess.
 --delay adds a fixed wait before every search, count and document read: a stand-in for a
 slower engine when trying out "conform experiment" (a gate must reject it). The wait is at
 least the given time plus the kernel's timer overshoot (tens of microseconds); the wait
-measured on this host is printed at start.
+measured on this host is printed at start (about 80 microseconds for --delay 10us here).
+--spin instead burns that much CPU before every read, exact to a microsecond: a candidate
+whose code path costs more, slower by a known fraction of a sub-millisecond p50 (with more
+clients than CPUs the spins queue, as extra work does).
 
 --cpus pins the server to its own CPUs, as taskset -c would, so that on a small machine the
 clients measuring it (conform run --cpus, or wrk under taskset) do not share them.`,
@@ -33,12 +36,14 @@ clients measuring it (conform run --cpus, or wrk under taskset) do not share the
 		"conform serve --addr 127.0.0.1:9201 --fixtures ./my-fixtures",
 		"conform serve --empty",
 		"conform serve --addr 127.0.0.1:9202 --delay 200us   # a deliberately slower candidate",
+		"conform serve --addr 127.0.0.1:9202 --spin 5us      # 5µs more CPU per read: a known small slowdown",
 		"conform serve --addr 127.0.0.1:8081 --cpus 1        # its own CPU; conform run --cpus 0 measures it",
 	)
 	addr := fs.String("addr", "127.0.0.1:9200", "listen address `HOST:PORT`")
 	dir := fs.String("fixtures", "", "preload the fixtures in `DIR` instead of the built-in catalogue")
 	empty := fs.Bool("empty", false, "start with no index")
 	delay := fs.Duration("delay", 0, "wait this long before answering each read (_search, _count, _doc)")
+	spin := fs.Duration("spin", 0, "burn this much CPU before answering each read (_search, _count, _doc), exact where --delay overshoots")
 	var cpus cpusFlag
 	cpus.register(e, fs, "serve only from these CPUs, a `LIST` such as 1 or 2-3, apart from the load generator's (conform run --cpus) so the two do not compete")
 	if err := parseFlags(fs, args); err != nil {
@@ -67,8 +72,12 @@ clients measuring it (conform run --cpus, or wrk under taskset) do not share the
 		return &exitError{code: exitUsage, err: fmt.Errorf("listening on %s: %w", *addr, err)}
 	}
 	var h http.Handler = eng
-	if *delay < 0 {
-		return usageErr("--delay must not be negative")
+	if *delay < 0 || *spin < 0 {
+		return usageErr("--delay and --spin must not be negative")
+	}
+	if *spin > 0 {
+		h = engine.SpinReads(h, *spin)
+		fmt.Fprintf(e.stderr, "conform serve: every read burns %s of CPU first\n", *spin)
 	}
 	if *delay > 0 {
 		h = engine.DelayReads(eng, *delay)

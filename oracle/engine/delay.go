@@ -13,12 +13,36 @@ import (
 // has it, so a sub-millisecond delay is not rounded up to the runtime timer's millisecond.
 func DelayReads(next http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if strings.HasSuffix(p, "/_search") || strings.HasSuffix(p, "/_count") || r.Method == http.MethodGet && strings.Contains(p, "/_doc/") {
+		if isRead(r) {
 			preciseSleep(d)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// SpinReads burns d of CPU before serving a read (the reads DelayReads delays), as an engine
+// whose code path costs more would: conform serve --spin. Unlike a sleep, which the kernel
+// overshoots by tens of microseconds (its timer slack), a spin adds d to a lone request to
+// within a microsecond, so a candidate can be made slower by a known small fraction of a
+// sub-millisecond p50; with more clients than CPUs the spins queue, as extra work does.
+func SpinReads(next http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isRead(r) {
+			spin(d)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// spin busy-waits for d on the monotonic clock.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+func isRead(r *http.Request) bool {
+	p := r.URL.Path
+	return strings.HasSuffix(p, "/_search") || strings.HasSuffix(p, "/_count") || r.Method == http.MethodGet && strings.Contains(p, "/_doc/")
 }
 
 // MeasuredDelay is the median of a few waits of d as DelayReads waits: what a read really
