@@ -150,7 +150,7 @@ func TestExperimentSequential(t *testing.T) {
 	if n := len(v.Rounds); n != 4 && n != 8 {
 		t.Errorf("%d rounds, want 4 or 8", n)
 	}
-	if !strings.Contains(v.Method, "sequential: looks after every ABBA block up to 8 rounds") || v.PlannedResponses != 8*2*2*1*3*60 {
+	if !strings.Contains(v.Method, "sequential: looks after every ABBA block up to 8 rounds") || v.PlannedResponses != 8*2*2*1*1*60 {
 		t.Errorf("method %q, planned %d", v.Method, v.PlannedResponses)
 	}
 }
@@ -162,7 +162,7 @@ func TestExperimentDryRunPilot(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Power, from a pilot of 2 rounds (2 targets, 2 cells, 2 rounds)", "with 8 rounds of 3 trial(s), 1 native(s), 2 cells", "the smallest change a cell can declare:"} {
+	for _, want := range []string{"Power, from a pilot of 2 rounds (2 targets, 2 cells, 2 rounds)", "with 8 rounds of 1 trial(s), 1 native(s), 2 cells", "the smallest change a cell can declare:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pilot output lacks %q:\n%s", want, out)
 		}

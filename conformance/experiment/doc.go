@@ -12,12 +12,14 @@
 // of trial p50s from round means of log p50, each round adjusted by the natives measured in
 // it with a weight estimated from the data (a CUPED-style slope taken within rounds, shrunk
 // to 0 without correlation, so a native still warming up does not move the ratio); the test
-// is Student's t on round means with the residual variance pooled over the cells at one
-// client count and a round effect common to those cells estimated apart (Satterthwaite df);
+// is Student's t on round means with a round effect common to the cells of a client count
+// estimated apart (Satterthwaite df) and each cell's own residual variance, moderated towards
+// the client count's pool by empirical Bayes from 12 rounds on (cells are not equally noisy);
 // Holm controls the family-wise error over cells at 0.05, and changes under 2% count as none
-// (Method prints all of this). With the lab's four rounds no assumption-free test can
-// conclude, and the result says so, with the rounds that would be needed. ProjectPower says
-// what a plan can declare before it runs; Sequential looks after every ABBA block with alpha
-// spent over the looks. It does no timing and no I/O beyond the io.Reader ReadAA is given; it does not
-// decide whether two runs may be compared at all (methodology tags are the caller's).
+// (Method prints all of this). With the lab's four rounds nothing can be concluded, and the
+// result says so, with the rounds that would be needed. ProjectPower says what a plan can
+// declare before it runs, Replay what it does on a recorded A/A's own rounds; Sequential
+// looks after every ABBA block with alpha spent over the looks. It does no timing and no I/O
+// beyond the io.Reader ReadAA is given; it does not decide whether two runs may be compared
+// at all (methodology tags are the caller's).
 package experiment

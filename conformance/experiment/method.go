@@ -398,7 +398,7 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 // genes (Smyth 2004, "Linear models and empirical Bayes methods for assessing differential
 // expression in microarray experiments"). Pooling over the cells of a client count assumes
 // they are equally noisy; on a shared 2-core machine they were not (a cell's round-to-round
-// standard deviation three times its neighbour's), and a pooled variance then understates
+// standard deviation up to five times its neighbour's), and a pooled variance then understates
 // the noisy cell's variance, which is how an A/A experiment came to reject (SIMULATION.md).
 //
 // Each cell's own variance v (the mean square of its round residuals, d df) is compared with
@@ -409,24 +409,17 @@ func (m roundModel) fitGroup(use nativeUse, d design, cells []obs, live []int, o
 // freedom, or Satterthwaite's for that mixture of the pooled variance (its own df) and the
 // cell's (d df) where those are fewer: the pooled result when the cells agree, each cell's
 // own t test when they do not. (Satterthwaite's alone, d0 estimated from ten cells, let some
-// cell be significant in 6.6% of A/A experiments simulated at a recorded 2-core noise with
-// unequal cells; with the cap, 5.3%.)
+// cell be significant in 6.6% of 1000 A/A experiments of 12 rounds simulated at the noise and
+// cell scales of testdata/aa-embedded-loaded-2core.json; with the cap, 5.3%.)
 //
-// Below moderateFrom rounds a cell's own variance has too few degrees of freedom (2 at 4
-// rounds, 5 at 8 with the trend) for the spread to tell a noisy cell from a quiet one, and
-// pooling them anyway rejected 8.7% of A/A experiments of 4 rounds replayed on a real 2-core
-// lab record, moderating them 5.0% of simulated ones of 8 rounds with cells unequally noisy
-// as measured (some cell significant in 8-10%; SIMULATION.md); there every cell keeps its own
-// variance and df: honest, and blind at 4 rounds, which cannot conclude.
+// Below moderateFrom rounds a cell's own variance has too few degrees of freedom (1 or 2 at 4
+// rounds, 3 at 8 with the trend and the slopes) for the spread to tell a noisy cell from a
+// quiet one: pooling them anyway rejected 7.8-12.8% of 4-round A/A experiments replayed on the
+// recorded 2-core lab runs, and moderating them from 8 rounds 5.0% of simulated 8-round ones
+// with cells unequally noisy as measured (some cell significant in 8-10%; SIMULATION.md).
+// There every cell keeps its own variance and df: honest, and blind at 4 rounds, which cannot
+// conclude.
 func moderateVariances(out []cellTest, rounds int) {
-	if rounds < moderateFrom {
-		for i, t := range out {
-			if t.ok && t.own > 0 && t.ownDF > 0 {
-				out[i].se, out[i].df = math.Sqrt(t.own*t.k+t.extra), t.ownDF
-			}
-		}
-		return
-	}
 	var zs []float64
 	var tri float64
 	for _, t := range out {
@@ -435,7 +428,18 @@ func moderateVariances(out []cellTest, rounds int) {
 			tri += trigamma(t.ownDF / 2)
 		}
 	}
-	if len(zs) < 3 {
+	// Too few rounds, or too few cells to see a spread: each cell's own variance.
+	if rounds < moderateFrom || len(zs) < 3 {
+		for i, t := range out {
+			switch {
+			case !t.ok || t.pool == 0: // not a twoStrata group (a lone cell is its own already)
+			case t.ownDF <= 0:
+				out[i] = untested("too few rounds for the cell's own residual variance")
+				out[i].est, out[i].beta = t.est, t.beta
+			case t.own > 0:
+				out[i].se, out[i].df = math.Sqrt(t.own*t.k+t.extra), t.ownDF
+			}
+		}
 		return
 	}
 	mz := mean(zs)
@@ -462,7 +466,7 @@ func moderateVariances(out []cellTest, rounds int) {
 }
 
 // moderateFrom is the fewest rounds at which cells' variances are moderated towards their
-// group's pool (a cell's own variance then has about 8 degrees of freedom); below it each
+// group's pool (a cell's own variance then has about 7 degrees of freedom); below it each
 // cell keeps its own (moderateVariances).
 const moderateFrom = 12
 

@@ -32,7 +32,8 @@ type replayData struct {
 }
 
 // ReplayCells lists the cells of an A/A record in the order Replay's Effects index them:
-// by client count, then operation in the order the record first names it.
+// operations in the order the record first names them, each at its client counts, smallest
+// first (get@1, get@8, page@1, ...).
 func ReplayCells(a *AARecord) []CellKey {
 	var ops []string
 	clients := map[int]bool{}

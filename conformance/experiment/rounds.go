@@ -150,7 +150,7 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 		rr.Warnings = append(rr.Warnings, fmt.Sprintf("round order %v does not cancel a linear drift: the estimates may carry it; use whole ABBA blocks", d.order))
 	}
 	if rr.PermutationMinP > rr.HolmFirst {
-		rr.Warnings = append(rr.Warnings, fmt.Sprintf("%d rounds are too few for an assumption-free conclusion: an exact permutation test of the round labels cannot go below p=%.3g, above the %.2g Holm needs over %d cells, and would need %d rounds; the verdict rests on the round model's assumptions (log-normal round effects, one residual variance per client count)",
+		rr.Warnings = append(rr.Warnings, fmt.Sprintf("%d rounds are too few for an assumption-free conclusion: an exact permutation test of the round labels cannot go below p=%.3g, above the %.2g Holm needs over %d cells, and would need %d rounds; the verdict rests on the round model's assumptions (log-normal round effects, each cell's own variance below 12 rounds, moderated towards its client count's from 12 on)",
 			rr.Rounds, rr.PermutationMinP, rr.HolmFirst, max(tested, 1), rr.PermutationRoundsNeeded))
 	}
 	rr.ResidualDF, rr.MinDeclarable = math.Inf(1), 0

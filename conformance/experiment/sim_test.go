@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -467,5 +468,94 @@ func TestSimulationTableEstimated(t *testing.T) {
 			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
 			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[0]), o10.MeanRounds,
 			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
+	}
+}
+
+// TestSimulationTableModerated prints SIMULATION.md's tables for the cells' moderated
+// variances: the default plan (12 rounds of 1 trial) with the pooled and the moderated
+// variance under every noise model, the moderated method by rounds, the sequential plan, and
+// replays of the recorded A/A runs. Run it with
+//
+//	go test ./conformance/experiment -run TestSimulationTableModerated -sim -simN 1000 -v -timeout 1h
+func TestSimulationTableModerated(t *testing.T) {
+	if !*simTable {
+		t.Skip("run with -sim to print the simulation tables")
+	}
+	out := io.Writer(os.Stdout)
+	n := *simN
+	pooled := chosen().(roundModel)
+	pooled.moderate = false
+	fmt.Fprintf(out, "Experiments per row: %d. Seeds fixed. 10 cells, 2 natives; percentages.\n\n", n)
+	fmt.Fprintf(out, "### The default plan, 12 rounds of 1 trial: variance pooled per client count against moderated per cell\n\n")
+	fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "noise model, variance", 1))
+	for i, sc := range scenarios {
+		fmt.Fprintln(out, simulateRowTrials(t, sc, ABBA(3), 1, pooled, n, uint64(8000+i)).markdown(sc.name+", pooled"))
+		fmt.Fprintln(out, simulateRowTrials(t, sc, ABBA(3), 1, chosen(), n, uint64(8000+i)).markdown(sc.name+", **moderated**"))
+	}
+	fmt.Fprintf(out, "\n### The chosen method by rounds (1 trial a round; 4 x 3 is the lab's old shape)\n\n")
+	fmt.Fprintln(out, strings.Replace(tableHeader, "LABEL", "noise model, rounds x trials", 1))
+	for i, sc := range scenarios {
+		for _, p := range []struct {
+			blocks, trials int
+		}{{1, 3}, {2, 1}, {3, 1}, {6, 1}} {
+			fmt.Fprintln(out, simulateRowTrials(t, sc, ABBA(p.blocks), p.trials, chosen(), n, uint64(8100+10*i+p.blocks)).markdown(fmt.Sprintf("%s, %d x %d", sc.name, 4*p.blocks, p.trials)))
+		}
+	}
+	fmt.Fprintf(out, "\n### Sequential: looks after every block of 4 rounds of 1 trial, at most 24 rounds, O'Brien-Fleming-type spending\n\n")
+	fmt.Fprintf(out, "| noise model | A/A reject %% | A/A any cell significant %% | A/A mean rounds | 10%% slower, all cells: reject %% | mean rounds | 10%% slower, one cell: named %% | mean rounds | 5%% slower, all cells: reject %% | mean rounds |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	seq := Sequential{MaxBlocks: 6}
+	all := func(e float64) []float64 {
+		out := make([]float64, 10)
+		for i := range out {
+			out[i] = e
+		}
+		return out
+	}
+	for i, sc := range scenarios {
+		run := func(effects []float64, s uint64) SequentialResult {
+			r, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: effects, Experiments: n, Seed: s}, seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		// The one slowed cell is after@1 (index 4), a cell of average noise in every model.
+		aa, a10, o10, a05 := run(nil, uint64(8600+i)), run(all(1.10), uint64(8700+i)), run([]float64{0, 0, 0, 0, 1.10}, uint64(8800+i)), run(all(1.05), uint64(8900+i))
+		fmt.Fprintf(out, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sc.name,
+			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
+			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[4]), o10.MeanRounds,
+			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "aa-*.json"))
+	fmt.Fprintf(out, "\n### Replayed on recorded A/A runs (Replay: pseudo-experiments of whole recorded blocks, each labelled ABBA or BAAB)\n\n")
+	fmt.Fprintf(out, "| record | rounds | variance | A/A reject %% | A/A any cell significant %% | 10%% slower, all cells: reject %% | 10%% slower in after@1 alone: named %% |\n|---|---|---|---|---|---|---|\n")
+	for _, f := range files {
+		rec := readAAFile(t, f)
+		d, err := arrange(rec)
+		if err != nil || d.rounds/4 <= 3 {
+			continue
+		}
+		keys := ReplayCells(rec)
+		after1 := slices.Index(keys, CellKey{"after", 1})
+		for _, rounds := range []int{4, 8, 12, 24} {
+			for _, m := range []method{pooled, chosen()} {
+				run := func(effects []float64, seed uint64) SimResult {
+					r, err := Replay(rec, ReplayConfig{Rounds: rounds, Effects: effects, Experiments: n, Seed: seed, Options: Options{method: m}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r
+				}
+				one := make([]float64, len(keys))
+				one[after1] = 1.10
+				aa, a10, o10 := run(nil, 1), run(all(1.10), 2), run(one, 3)
+				label := "pooled"
+				if m == chosen() {
+					label = "**moderated**"
+				}
+				fmt.Fprintf(out, "| %s | %d | %s | %.1f | %.1f | %.1f | %.1f |\n", filepath.Base(f), rounds, label,
+					100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), 100*a10.Rate(a10.Verdicts[Reject]), 100*o10.Rate(o10.Flagged[after1]))
+			}
+		}
 	}
 }
