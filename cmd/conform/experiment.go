@@ -54,8 +54,8 @@ report gives each native's drift from round 1 to the last.
 
 Know the power before the run: --dry-run with --aa FILE (an A/A record written by an earlier
 experiment's --aa) or with --pilot N (N rounds of the baseline with the natives, nothing
-written) prints the machine's noise, each cell's noise against the average cell's, the
-smallest change each cell could declare with the plan, the chance of finding a
+written) prints the machine's noise, each cell's noise against the average cell's (from 8
+rounds on), the smallest change each cell could declare with the plan, the chance of finding a
 --power-change slowdown, and the rounds a --power-change needs; from an A/A record with more
 blocks of 4 rounds than the plan, it also replays the plan on the record's own rounds: the
 share of A/A experiments it would reject (at most 5% is the promise) and its power there.
@@ -319,7 +319,10 @@ func writePower(e *env, plan experiment.Plan, rec *experiment.AARecord, source s
 	if err != nil {
 		return usageErr("%s: %v", source, err)
 	}
-	plan.CellScale = est.CellScale
+	// Each cell's scale rests on the record's rounds; from a short pilot it is noise.
+	if est.Rounds >= 8 {
+		plan.CellScale = est.CellScale
+	}
 	pw, err := experiment.ProjectPower(plan, est.Noise, 0, 1)
 	if err != nil {
 		return infra(err)

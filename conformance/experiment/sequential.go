@@ -15,10 +15,11 @@ import (
 // cells only lowers it.
 //
 // The O'Brien-Fleming shape spends almost nothing at the first looks (at 6 blocks: 0.000002,
-// 0.0007, 0.005, then 0.011, 0.015, 0.018), where a cell has 2 or 6 degrees of freedom and
-// the model cannot yet tell a noisy cell from a quiet one; the Pocock shape first used here
-// spent 0.013 at 4 rounds, and A/A experiments with one cell three times as noisy as its
-// neighbours were rejected 5.7% of the time (2.0% with this one; SIMULATION.md).
+// 0.0007, 0.005, then 0.011, 0.015, 0.018), where each cell's variance is its own and rough
+// (1-3 degrees of freedom at 4 and 8 rounds); the Pocock shape first used here spent 0.013 at
+// 4 rounds, and with it in this one's place 5.7% of 300 simulated A/A experiments with one
+// cell three times as noisy as its neighbours were rejected (1.1% of 1000 with this one:
+// SIMULATION.md's sequential table).
 type Sequential struct {
 	// Alpha is the family-wise error over all looks and cells (DefaultAlpha when zero).
 	Alpha float64
