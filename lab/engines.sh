@@ -11,7 +11,7 @@
 # ENGINE_CPUS=LIST (a cpu-list such as 1 or 2-3) starts both engines under taskset -c LIST, so
 # the JVMs size their thread pools for those CPUs. On a small machine it keeps the engines off
 # the CPUs of the load generator (conform run --cpus 0): on the project's 2-core machine,
-# sharing them made the per-round noise of log p50 0.2-0.7, against 0.02-0.19 kept apart.
+# sharing them made the per-round noise of log p50 0.2-0.7, against 0.03-0.19 kept apart.
 #
 # Pinned versions and what the registry serves (checked 2026-12-03):
 #   Elasticsearch 8.15.0: org.elasticsearch.distribution.integ-test-zip:elasticsearch:8.15.0:zip.
