@@ -182,20 +182,7 @@ func Replay(a *AARecord, cfg ReplayConfig) (SimResult, error) {
 		if err != nil {
 			return SimResult{}, err
 		}
-		res.Method = r.Method
-		res.Verdicts[r.Verdict]++
-		anySig := false
-		for i, c := range r.Cells {
-			anySig = anySig || c.Significant
-			eff := effect(cfg.Effects, i)
-			switch {
-			case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
-				res.Flagged[i]++
-			}
-		}
-		if anySig {
-			res.AnySignificant++
-		}
+		res.tally(r, cfg.Effects)
 	}
 	return res, nil
 }

@@ -130,20 +130,8 @@ func SimulateSequential(cfg SimConfig, seq Sequential) (SequentialResult, error)
 				break
 			}
 		}
+		res.tally(last, cfg.Effects)
 		res.Method = last.Method + "; sequential: " + Spending
-		res.Verdicts[last.Verdict]++
-		anySig := false
-		for i, c := range last.Cells {
-			anySig = anySig || c.Significant
-			eff := effect(cfg.Effects, i)
-			switch {
-			case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
-				res.Flagged[i]++
-			}
-		}
-		if anySig {
-			res.AnySignificant++
-		}
 	}
 	res.MeanRounds = float64(rounds) / float64(cfg.Experiments)
 	return res, nil

@@ -109,22 +109,29 @@ func Simulate(cfg SimConfig) (SimResult, error) {
 		if err != nil {
 			return SimResult{}, err
 		}
-		res.Method = r.Method
-		res.Verdicts[r.Verdict]++
-		any := false
-		for i, c := range r.Cells {
-			any = any || c.Significant
-			eff := effect(cfg.Effects, i)
-			switch {
-			case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
-				res.Flagged[i]++
-			}
-		}
-		if any {
-			res.AnySignificant++
-		}
+		res.tally(r, cfg.Effects)
 	}
 	return res, nil
+}
+
+// tally counts one analysed experiment: its verdict, whether any cell was significant, and
+// each cell flagged in the direction of its true effect (effects[i]; 1, no effect, flags
+// either class).
+func (res *SimResult) tally(r *Result, effects []float64) {
+	res.Method = r.Method
+	res.Verdicts[r.Verdict]++
+	anySig := false
+	for i, c := range r.Cells {
+		anySig = anySig || c.Significant
+		eff := effect(effects, i)
+		switch {
+		case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
+			res.Flagged[i]++
+		}
+	}
+	if anySig {
+		res.AnySignificant++
+	}
 }
 
 func effect(effects []float64, i int) float64 {

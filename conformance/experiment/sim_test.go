@@ -446,29 +446,7 @@ func TestSimulationTableEstimated(t *testing.T) {
 		fmt.Fprintln(out, simulateRowTrials(t, sc, ABBA(3), 1, est, n, uint64(5000+i)).markdown(sc.name+", 12 x 1"))
 	}
 	fmt.Fprintf(out, "\n### Sequential: looks after every block of 4 rounds of 1 trial, at most 24 rounds (estimated weight)\n\n")
-	fmt.Fprintf(out, "| noise model | A/A reject %% | A/A any cell significant %% | A/A mean rounds | 10%% slower, all cells: reject %% | mean rounds | 10%% slower, one cell: named %% | mean rounds | 5%% slower, all cells: reject %% | mean rounds |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	seq := Sequential{MaxBlocks: 6}
-	all := func(e float64) []float64 {
-		out := make([]float64, 10)
-		for i := range out {
-			out[i] = e
-		}
-		return out
-	}
-	for i, sc := range scenarios {
-		run := func(effects []float64, s uint64) SequentialResult {
-			r, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: effects, Experiments: n, Seed: s}, seq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r
-		}
-		aa, a10, o10, a05 := run(nil, uint64(6000+i)), run(all(1.10), uint64(6100+i)), run([]float64{1.10}, uint64(6200+i)), run(all(1.05), uint64(6300+i))
-		fmt.Fprintf(out, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sc.name,
-			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
-			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[0]), o10.MeanRounds,
-			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
-	}
+	sequentialTable(t, out, n, 6000, 0)
 }
 
 // TestSimulationTableModerated prints SIMULATION.md's tables for the cells' moderated
@@ -502,30 +480,8 @@ func TestSimulationTableModerated(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(out, "\n### Sequential: looks after every block of 4 rounds of 1 trial, at most 24 rounds, O'Brien-Fleming-type spending\n\n")
-	fmt.Fprintf(out, "| noise model | A/A reject %% | A/A any cell significant %% | A/A mean rounds | 10%% slower, all cells: reject %% | mean rounds | 10%% slower, one cell: named %% | mean rounds | 5%% slower, all cells: reject %% | mean rounds |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	seq := Sequential{MaxBlocks: 6}
-	all := func(e float64) []float64 {
-		out := make([]float64, 10)
-		for i := range out {
-			out[i] = e
-		}
-		return out
-	}
-	for i, sc := range scenarios {
-		run := func(effects []float64, s uint64) SequentialResult {
-			r, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: effects, Experiments: n, Seed: s}, seq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r
-		}
-		// The one slowed cell is after@1 (index 4), a cell of average noise in every model.
-		aa, a10, o10, a05 := run(nil, uint64(8600+i)), run(all(1.10), uint64(8700+i)), run([]float64{0, 0, 0, 0, 1.10}, uint64(8800+i)), run(all(1.05), uint64(8900+i))
-		fmt.Fprintf(out, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sc.name,
-			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
-			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[4]), o10.MeanRounds,
-			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
-	}
+	// The one slowed cell is after@1 (index 4), a cell of average noise in every model.
+	sequentialTable(t, out, n, 8600, 4)
 	files, _ := filepath.Glob(filepath.Join("testdata", "aa-*.json"))
 	fmt.Fprintf(out, "\n### Replayed on recorded A/A runs (Replay: pseudo-experiments of whole recorded blocks, each labelled ABBA or BAAB)\n\n")
 	fmt.Fprintf(out, "| record | rounds | variance | A/A reject %% | A/A any cell significant %% | 10%% slower, all cells: reject %% | 10%% slower in after@1 alone: named %% |\n|---|---|---|---|---|---|---|\n")
@@ -548,7 +504,7 @@ func TestSimulationTableModerated(t *testing.T) {
 				}
 				one := make([]float64, len(keys))
 				one[after1] = 1.10
-				aa, a10, o10 := run(nil, 1), run(all(1.10), 2), run(one, 3)
+				aa, a10, o10 := run(nil, 1), run(everyCell(1.10), 2), run(one, 3)
 				label := "pooled"
 				if m == chosen() {
 					label = "**moderated**"
@@ -558,4 +514,39 @@ func TestSimulationTableModerated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sequentialTable prints a row per noise model of the sequential plan (looks after every
+// block of 4 rounds of 1 trial, at most 24 rounds, the default method): A/A, 10% slower
+// everywhere, 10% slower in cell one alone, 5% slower everywhere, each with its mean rounds.
+// Seeds run from seed, 100 apart per figure, so each table reproduces its own rows.
+func sequentialTable(t *testing.T, out io.Writer, n int, seed uint64, one int) {
+	t.Helper()
+	fmt.Fprintf(out, "| noise model | A/A reject %% | A/A any cell significant %% | A/A mean rounds | 10%% slower, all cells: reject %% | mean rounds | 10%% slower, one cell: named %% | mean rounds | 5%% slower, all cells: reject %% | mean rounds |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	seq := Sequential{MaxBlocks: 6}
+	alone := make([]float64, one+1)
+	alone[one] = 1.10
+	for i, sc := range scenarios {
+		run := func(effects []float64, s uint64) SequentialResult {
+			r, err := SimulateSequential(SimConfig{Noise: sc.noise, CellScale: sc.scale, Trials: 1, Effects: effects, Experiments: n, Seed: s}, seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		aa, a10, o10, a05 := run(nil, seed+uint64(i)), run(everyCell(1.10), seed+100+uint64(i)), run(alone, seed+200+uint64(i)), run(everyCell(1.05), seed+300+uint64(i))
+		fmt.Fprintf(out, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sc.name,
+			100*aa.Rate(aa.Verdicts[Reject]), 100*aa.Rate(aa.AnySignificant), aa.MeanRounds,
+			100*a10.Rate(a10.Verdicts[Reject]), a10.MeanRounds, 100*o10.Rate(o10.Flagged[one]), o10.MeanRounds,
+			100*a05.Rate(a05.Verdicts[Reject]), a05.MeanRounds)
+	}
+}
+
+// everyCell is the effect e in each of the lab's 10 cells.
+func everyCell(e float64) []float64 {
+	out := make([]float64, 10)
+	for i := range out {
+		out[i] = e
+	}
+	return out
 }
