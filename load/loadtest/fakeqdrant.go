@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -286,7 +287,7 @@ func (s fakePoints) Upsert(ctx context.Context, r *qdrant.UpsertPoints) (*qdrant
 	}
 	for _, p := range r.GetPoints() {
 		if p.GetVectors() == nil {
-			return nil, status.Error(codes.InvalidArgument, "Validation error in JSON body: Expected some vectors")
+			return nil, status.Error(codes.InvalidArgument, "Expected some vectors")
 		}
 		if p.GetVectors().GetVector() != nil || len(p.GetVectors().GetVectors().GetVectors()) > 0 {
 			return nil, status.Error(codes.InvalidArgument, "Wrong input: Not existing vector name error: ")
@@ -476,19 +477,31 @@ func valuesAt(p map[string]*qdrant.Value, key string) []*qdrant.Value {
 	return out
 }
 
-// indexes says whether a payload index of type t takes the value v. Qdrant 1.17.0 was seen to
-// count integers in a float index, to skip a string that is not a date in a datetime index,
-// and to skip values of other kinds; the date check here is only that it is a string.
+// indexes says whether a payload index of type t takes the value v, as Qdrant 1.17.0 was seen
+// to: a float index takes integers, an integer index doubles without a fraction (-7.0, not
+// 2.5), a datetime index the strings it parses as dates, and none a value of another kind.
 func indexes(t qdrant.FieldType, v *qdrant.Value) bool {
-	switch v.GetKind().(type) {
+	switch k := v.GetKind().(type) {
 	case *qdrant.Value_StringValue:
-		return t == qdrant.FieldType_FieldTypeKeyword || t == qdrant.FieldType_FieldTypeDatetime
+		return t == qdrant.FieldType_FieldTypeKeyword || t == qdrant.FieldType_FieldTypeDatetime && isDate(k.StringValue)
 	case *qdrant.Value_IntegerValue:
 		return t == qdrant.FieldType_FieldTypeInteger || t == qdrant.FieldType_FieldTypeFloat
 	case *qdrant.Value_DoubleValue:
-		return t == qdrant.FieldType_FieldTypeFloat
+		return t == qdrant.FieldType_FieldTypeFloat || t == qdrant.FieldType_FieldTypeInteger && k.DoubleValue == math.Trunc(k.DoubleValue)
 	case *qdrant.Value_BoolValue:
 		return t == qdrant.FieldType_FieldTypeBool
+	}
+	return false
+}
+
+// isDate approximates the datetime forms Qdrant 1.17.0 was seen to index (load/QDRANT.md, Q5):
+// RFC 3339, with or without the offset, a space for the T, hours and minutes after a space
+// (but not after T), and a bare date.
+func isDate(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
 	}
 	return false
 }
