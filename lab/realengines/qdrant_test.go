@@ -19,6 +19,7 @@ import (
 
 	"github.com/qdrant/go-client/qdrant"
 	"github.com/tidwall/gjson"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -514,4 +515,167 @@ func payloadText(p map[string]*qdrant.Value) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// TestQdrantFacts checks, on the real server, the facts about Qdrant that load/QDRANT.md ("What
+// Qdrant does") states and the loader and a gateway rely on, each through Qdrant's HTTP API or
+// go-client, on a scratch collection deleted afterwards. Its log is what QDRANT.md cites as
+// seen.
+func TestQdrantFacts(t *testing.T) {
+	grpcAddr, httpURL := qdrantEngine(t)
+	u := scratch(t, httpURL, "conform-facts")
+	post := func(path, body string) (int, gjson.Result) {
+		t.Helper()
+		code, b := qdrantREST(t, "POST", u+path, body)
+		return code, gjson.ParseBytes(b)
+	}
+	fact := func(ok bool, format string, args ...any) {
+		t.Helper()
+		if !ok {
+			t.Errorf("NOT SEEN: "+format, args...)
+			return
+		}
+		t.Logf("seen: "+format, args...)
+	}
+	for _, ix := range []string{
+		`{"field_name":"i","field_schema":{"type":"integer","lookup":true,"range":true}}`,
+		`{"field_name":"m","field_schema":{"type":"integer","lookup":true,"range":true}}`,
+		`{"field_name":"big","field_schema":{"type":"integer","lookup":true,"range":true}}`,
+		`{"field_name":"f","field_schema":"float"}`,
+		`{"field_name":"k","field_schema":"keyword"}`,
+		`{"field_name":"fk","field_schema":"keyword"}`,
+		`{"field_name":"d","field_schema":"datetime"}`,
+		`{"field_name":"b","field_schema":"bool"}`,
+		`{"field_name":"ni","field_schema":"integer"}`,
+		`{"field_name":"ii","field_schema":"integer"}`,
+	} {
+		mustREST(t, "PUT", u+"/index?wait=true", ix)
+	}
+	points := []string{
+		`{"id":1,"vector":{},"payload":{"i":3,"f":1.5,"k":"a","m":[5,1],"d":"2021-01-01T00:00:00.000001Z","b":true,"ui":1,"uf":1.0,"ii":1.0,"n":[null],"ni":[null]}}`,
+		`{"id":2,"vector":{},"payload":{"i":1,"f":2.5,"k":"b","m":[3],"d":"2021-01-01T00:00:00.000002Z","b":false,"n":null,"ni":null}}`,
+		`{"id":3,"vector":{},"payload":{"i":2,"k":"a","m":[]}}`,
+		`{"id":4,"vector":{},"payload":{"i":2,"f":0.5,"k":"c","m":[4]}}`,
+		`{"id":5,"vector":{},"payload":{"k":"a"}}`,
+		`{"id":6,"vector":{},"payload":{"big":9007199254740992}}`,
+		`{"id":7,"vector":{},"payload":{"big":9007199254740993,"u64":18446744073709551615,"o":{"q":1,"b":2,"a":3},"x":1.50,"e":1e3}}`,
+	}
+	for i := 0; i < 12; i++ {
+		v := fmt.Sprintf("v%02d", i)
+		points = append(points, fmt.Sprintf(`{"id":%d,"vector":{},"payload":{"fk":%q}}`, 100+i, v))
+		if i == 7 {
+			points = append(points, fmt.Sprintf(`{"id":%d,"vector":{},"payload":{"fk":%q}}`, 200+i, v))
+		}
+	}
+	mustREST(t, "PUT", u+"/points?wait=true", `{"points":[`+strings.Join(points, ",")+`]}`)
+
+	ids := func(r gjson.Result) string {
+		var out []string
+		for _, p := range r.Get("result.points").Array() {
+			out = append(out, p.Get("id").String())
+		}
+		return strings.Join(out, ",")
+	}
+
+	// Q2, ordered scrolls.
+	code, r := post("/points/scroll", `{"order_by":"k","limit":10}`)
+	fact(code == 400, "order_by on a keyword index is refused: %d %s", code, r.Get("status.error"))
+	code, r = post("/points/scroll", `{"order_by":"ui","limit":10}`)
+	fact(code == 400, "order_by on a field without a range index is refused: %d %s", code, r.Get("status.error"))
+	code, r = post("/points/scroll", `{"order_by":"i","limit":10}`)
+	got := ids(r)
+	fact(code == 200 && (got == "2,3,4,1" || got == "2,4,3,1"), "order_by i asc returns %s: ties (3 and 4) in either order, point 5 without i never", got)
+	code, r = post("/points/scroll", `{"order_by":"i","limit":10,"offset":1}`)
+	fact(code == 400 && strings.Contains(r.Get("status.error").String(), "Cannot use an `offset` when using `order_by`"), "offset with order_by is refused: %d %s", code, r.Get("status.error"))
+	code, r = post("/points/scroll", `{"order_by":"m","limit":10}`)
+	fact(code == 200 && ids(r) == "1,2,4,1", "order_by on a multi-valued field repeats a point once per value: %s", ids(r))
+	fact(r.Get("result.next_page_offset").Type == gjson.Null, "next_page_offset is null with order_by: %s", r.Get("result.next_page_offset").Raw)
+	code, r = post("/points/scroll", `{"order_by":{"key":"big","start_from":9007199254740993},"limit":10}`)
+	fact(code == 200 && ids(r) == "6,7", "an integer start_from of 2^53+1 is read as the double 2^53, so 2^53 is returned too: %s", ids(r))
+
+	// Q3, counts and facets.
+	code, r = post("/facet", `{"key":"f"}`)
+	fact(code == 400, "a facet on a float index is refused: %d %s", code, r.Get("status.error"))
+	code, r = post("/facet", `{"key":"d"}`)
+	fact(code == 400, "a facet on a datetime index is refused: %d %s", code, r.Get("status.error"))
+	code, r = post("/facet", `{"key":"fk"}`)
+	hits := r.Get("result.hits").Array()
+	var order []string
+	for _, h := range hits {
+		order = append(order, fmt.Sprintf("%s:%d", h.Get("value"), h.Get("count").Int()))
+	}
+	fact(code == 200 && len(hits) == 10 && strings.HasPrefix(strings.Join(order, " "), "v07:2 v00:1 v01:1"), "a facet without a limit returns 10 values, by count descending then value ascending: %s", strings.Join(order, " "))
+	code, r = post("/facet", `{"key":"i","exact":true}`)
+	fact(code == 200 && r.Get("result.hits.0.value").Int() == 2 && r.Get("result.hits.0.count").Int() == 2, "a facet on an integer index with lookup works: %s", r.Get("result.hits").Raw)
+
+	// Q4, filters.
+	count := func(filter string) string {
+		code, r := post("/points/count", `{"exact":true,"filter":`+filter+`}`)
+		if code != 200 {
+			return fmt.Sprintf("%d %s", code, r.Get("status.error"))
+		}
+		return r.Get("result.count").String()
+	}
+	c := count(`{"must":[{"is_null":{"key":"n"}}]}`)
+	fact(c == "1", "is_null on a key without an index matches an explicit null, not [null]: %s", c)
+	c = count(`{"must":[{"is_null":{"key":"ni"}}]}`)
+	fact(c == "2", "is_null on a key with a payload index matches an explicit null and [null]: %s", c)
+	c = count(`{"must":[{"is_empty":{"key":"n"}}]}`)
+	fact(c == "19", "is_empty matches null and a missing key, not [null]: %s of 20 points", c)
+	c = count(`{"must":[{"key":"f","match":{"value":1.5}}]}`)
+	fact(strings.HasPrefix(c, "400"), "a match on a double is refused: %s", c)
+	c = count(`{"must":[{"key":"uf","match":{"value":1}}]}`)
+	fact(c == "0", "an integer match does not match a stored 1.0 without an index: %s", c)
+	c = count(`{"must":[{"key":"ii","match":{"value":1}}]}`)
+	fact(c == "1", "but does with an integer index, which takes 1.0 as 1: %s", c)
+	c = count(`{"must":[{"key":"m","match":{"value":5}}]}`)
+	fact(c == "1", "a match on a multi-valued field matches any value: %s", c)
+	c1, c2 := count(`{"should":[]}`), count(`{"must":[{"key":"k","match":{"value":"a"}}],"should":[]}`)
+	t.Logf("seen: an empty should counts %s alone and %s beside a must that matches 3 (load/QDRANT.md: never send one)", c1, c2)
+
+	// Q5, numbers, key order, datetimes.
+	c = count(`{"must":[{"key":"d","range":{"gt":"2021-01-01T00:00:00.000001Z"}}]}`)
+	fact(c == "1", "a datetime range resolves microseconds: %s", c)
+	b := mustREST(t, "POST", u+"/points", `{"ids":[7],"with_payload":true}`)
+	raw := gjson.GetBytes(b, "result.0.payload")
+	fact(raw.Get("o").Raw == `{"q":1,"b":2,"a":3}`, "REST keeps a payload object's key order: %s", raw.Get("o").Raw)
+	fact(raw.Get("x").Raw == "1.5" && raw.Get("e").Raw == "1000.0", "REST re-serialises numbers: 1.50 as %s, 1e3 as %s", raw.Get("x").Raw, raw.Get("e").Raw)
+	ctx := context.Background()
+	qc, srv, err := load.DialQdrant(ctx, load.QdrantConfig{Addr: grpcAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qc.Close()
+	pts, err := qc.Get(ctx, &qdrant.GetPoints{CollectionName: "conform-facts", Ids: []*qdrant.PointId{qdrant.NewIDNum(7)}, WithPayload: qdrant.NewWithPayload(true)})
+	if err != nil || len(pts) != 1 {
+		t.Fatalf("get 7: %v %v", pts, err)
+	}
+	u64 := pts[0].GetPayload()["u64"]
+	fact(u64.GetDoubleValue() == 18446744073709551615, "over gRPC a number that does not fit an i64 is a double: %v", u64)
+	fact(pts[0].GetPayload()["big"].GetIntegerValue() == 9007199254740993, "and one that fits is an integer, exactly: %v", pts[0].GetPayload()["big"])
+
+	// Q6, the server and the client.
+	fact(srv.Title == "qdrant - vector search engine" && srv.Version != "", "HealthCheck: title %q, version %q, commit %q", srv.Title, srv.Version, srv.Commit)
+	code, rb := qdrantREST(t, "GET", httpURL+"/readyz", "")
+	fact(code == 200 && string(rb) == "all shards are ready", "GET /readyz: %d %s", code, rb)
+	code, rb = qdrantREST(t, "GET", httpURL+"/healthz", "")
+	fact(code == 200 && string(rb) == "healthz check passed", "GET /healthz: %d %s", code, rb)
+	big := strings.Repeat("x", 100<<10)
+	var heavy []string
+	for i := 0; i < 48; i++ {
+		heavy = append(heavy, fmt.Sprintf(`{"id":%d,"vector":{},"payload":{"s":%q}}`, 1000+i, big))
+	}
+	mustREST(t, "PUT", u+"/points?wait=true", `{"points":[`+strings.Join(heavy, ",")+`]}`)
+	host, port, _ := strings.Cut(grpcAddr, ":")
+	pn, _ := strconv.Atoi(port)
+	plain, err := qdrant.NewClient(&qdrant.Config{Host: host, Port: pn, SkipCompatibilityCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	_, err = plain.Scroll(ctx, &qdrant.ScrollPoints{CollectionName: "conform-facts", Limit: qdrant.PtrOf(uint32(100)), WithPayload: qdrant.NewWithPayload(true)})
+	st, _ := status.FromError(errors.Unwrap(err))
+	fact(st.Code() == codes.ResourceExhausted, "go-client with grpc-go's default 4 MB receive limit cannot read a 4.8 MB scroll: %v", err)
+	_, err = qc.Scroll(ctx, &qdrant.ScrollPoints{CollectionName: "conform-facts", Limit: qdrant.PtrOf(uint32(100)), WithPayload: qdrant.NewWithPayload(true)})
+	fact(err == nil, "the loader's client (limits raised to 256 MiB) can: %v", err)
 }
