@@ -341,7 +341,8 @@ func (f *field) normalize(v any, sh *shadows, inArray bool) (any, *DocError) {
 		case string:
 			s = x
 		case json.Number:
-			// UNCONFIRMED: Elasticsearch indexes a number in a keyword field as its text.
+			// Elasticsearch indexes a number in a keyword field as its text: 1.50 is the
+			// term "1.50" (seen on Elasticsearch 8.15.0, a terms aggregation's key).
 			s = x.String()
 		case bool:
 			s = fmt.Sprint(x)
