@@ -383,7 +383,7 @@ func fakeScript(ctx context.Context, c *qdrant.Client) []string {
 		return err.Error()
 	}
 	h, err := c.HealthCheck(ctx)
-	say("health: %s %s %s", h.GetTitle(), h.GetVersion(), errText(err))
+	say("health: %s %s", h.GetTitle(), errText(err)) // the version is the server's, not a behaviour
 	c.GetCollectionsClient().Delete(ctx, &qdrant.DeleteCollection{CollectionName: coll})
 	ok, err := c.CollectionExists(ctx, coll)
 	say("exists absent: %v %s", ok, errText(err))
