@@ -287,7 +287,7 @@ find_qdrant() {
 	fi
 	local out
 	if ! out=$("$QBIN" --version 2>&1); then
-		QMISSING="$QBIN does not run: $(echo "$out" | head -1 | cut -c1-200)"
+		QMISSING="$QBIN --version failed: $(echo "$out" | head -1 | cut -c1-200)"
 		return 1
 	fi
 	QBIN_VERSION=$(echo "$out" | sed -n 's/^qdrant \([0-9][0-9.]*\).*/\1/p' | head -1)
