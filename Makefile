@@ -35,9 +35,10 @@ test-unit: vet
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZSHORT) -fuzzminimizetime 2s ./conformance
 
-# Real Elasticsearch 8.15.0 and OpenSearch on loopback, from Maven Central, no Docker
-# (lab/engines.sh). They keep running until make engines-down. ENGINE_CPUS=1 make engines
-# starts them on CPU 1 only; ENGINE_CPUS=1 make engines-pin moves running ones there.
+# Real Elasticsearch 8.15.0 and OpenSearch on loopback, from Maven Central, and Qdrant from the
+# server binary QDRANT_BIN names (else ../shared/qdrant/qdrant beside the repository, else PATH),
+# no Docker (lab/engines.sh). They keep running until make engines-down. ENGINE_CPUS=1 make
+# engines starts them on CPU 1 only; ENGINE_CPUS=1 make engines-pin moves running ones there.
 .PHONY: engines engines-down engines-status engines-pin test-unit test-engines
 engines:
 	lab/engines.sh up
@@ -53,8 +54,10 @@ engines-pin:
 
 # The real-engine suite (lab/realengines, build tag realengines): check 448/448 on real
 # Elasticsearch at three track_total_hits settings, oracle verify with zero differences, the
-# YAML tests, and OpenSearch's documented divergence. Without java or mvn it says so in one
-# loud line and is skipped, except under CI=true, where that fails.
+# YAML tests, OpenSearch's documented divergence, and load --qdrant and its probe on real
+# Qdrant. Without java or mvn it says so in one loud line and is skipped, except under
+# CI=true, where that fails. Without a Qdrant server the Qdrant tests skip, saying so (under
+# CI=true they fail when QDRANT_BIN was set).
 test-engines: build
 	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
 		echo "REAL-ENGINE SUITE NOT RUN: java and mvn are needed to run Elasticsearch and OpenSearch (see README, Real engines)"; \
@@ -93,18 +96,44 @@ clean:
 	rm -rf bin results
 
 # The lab (lab/README.md): Elasticsearch 8.15.0, OpenSearch 3.9.0 and Qdrant 1.19.2 on
-# loopback, each capped at 2 CPUs and 4 GiB, plus your gateway on GATEWAY_URL.
+# loopback, each capped at 2 CPUs and 4 GiB, plus your gateway on GATEWAY_URL. Without Docker,
+# the lab-load, lab-run and lab-experiment targets use the engines make engines started: their
+# addresses come from $(ENGINES_DIR)/state.env, and since that Elasticsearch cannot hold
+# scaled_float, every engine gets the price-double fixture variant (README, "Real engines").
 LAB_COMPOSE ?= docker compose -p conform-lab -f lab/compose.yaml
 LAB_OUT     ?= results/lab
-ES_URL      ?= http://127.0.0.1:9200
-OS_URL      ?= http://127.0.0.1:9201
-QDRANT      ?= 127.0.0.1:6334
+ENGINES_STATE := $(or $(ENGINES_DIR),.engines)/state.env
+LOCAL_ENGINES := $(wildcard $(ENGINES_STATE))
+engine_state   = $(shell sed -n 's/^$(1)=//p' $(ENGINES_STATE) 2>/dev/null)
+ES_URL      ?= $(or $(call engine_state,ES_URL),http://127.0.0.1:9200)
+OS_URL      ?= $(or $(call engine_state,OS_URL),http://127.0.0.1:9201)
+QDRANT      ?= $(or $(call engine_state,QDRANT_GRPC),127.0.0.1:6334)
 COLLECTION  ?= catalogue
 GATEWAY_URL ?= http://127.0.0.1:8080
 # LOAD_FLAGS=--recreate reloads engines that already hold documents.
 LOAD_FLAGS  ?=
 # SWITCH_CMD puts the gateway into a round's variant (rest or grpc) for lab-experiment.
 SWITCH_CMD  ?=
+# RUN_FLAGS go to lab-run's run and lab-experiment's experiment, e.g. --relax opensearch.
+RUN_FLAGS   ?=
+
+# With local engines: the price-double fixtures (generated once) for all of them, and no
+# Qdrant flags when make engines started no Qdrant and QDRANT was not given.
+LAB_QDRANT   = --qdrant $(QDRANT) --collection $(COLLECTION)
+LAB_FIXTURES_DEP =
+LAB_FIXTURES_FLAGS =
+LAB_SAY      = true
+ifneq ($(LOCAL_ENGINES),)
+LAB_FIXTURES ?= $(LAB_OUT)/fixtures-price-double
+LAB_FIXTURES_DEP = $(LAB_FIXTURES)/fixtures.json
+LAB_FIXTURES_FLAGS = --fixtures $(LAB_FIXTURES)
+LAB_SAY = echo "lab: the engines of make engines ($(ENGINES_STATE)): es $(ES_URL), os $(OS_URL), qdrant $(if $(LAB_QDRANT),$(QDRANT),none), fixtures $(LAB_FIXTURES) (price-double)" >&2
+ifeq ($(origin QDRANT),file)
+ifeq ($(call engine_state,QDRANT_GRPC),)
+LAB_QDRANT =
+endif
+endif
+endif
 
 .PHONY: lab-up lab-load lab-run lab-experiment lab-down
 
@@ -112,20 +141,31 @@ SWITCH_CMD  ?=
 lab-up:
 	$(LAB_COMPOSE) up -d --wait
 
-# Load the default corpus into Elasticsearch, OpenSearch and Qdrant, and verify each copy.
-lab-load: build
-	$(BIN) load --target es=$(ES_URL) --target os=$(OS_URL) --qdrant $(QDRANT) --collection $(COLLECTION) $(LOAD_FLAGS)
+$(LAB_OUT)/fixtures-price-double/fixtures.json: | build
+	$(BIN) fixtures --out $(LAB_OUT)/fixtures-price-double --variant price-double
 
-# One conformance run over both natives and the gateway, the corpus checked first.
-lab-run: build
-	$(BIN) run --target es=$(ES_URL) --target os=$(OS_URL) --target gateway=$(GATEWAY_URL) \
-		--qdrant $(QDRANT) --collection $(COLLECTION) --out $(LAB_OUT)/run
+# Load the default corpus into Elasticsearch, OpenSearch and Qdrant, and verify each copy.
+lab-load: build $(LAB_FIXTURES_DEP)
+	@$(LAB_SAY)
+	$(BIN) load --target es=$(ES_URL) --target os=$(OS_URL) $(LAB_QDRANT) $(LAB_FIXTURES_FLAGS) $(LOAD_FLAGS)
+
+# One conformance run over both natives and the gateway, the corpus checked first. With no
+# GATEWAY_URL given and nothing answering on the default one, the natives alone, saying so.
+lab-run: build $(LAB_FIXTURES_DEP)
+	@$(LAB_SAY)
+	@gw="--target gateway=$(GATEWAY_URL)"; \
+	if [ "$(origin GATEWAY_URL)" = file ] && ! curl -s -m 2 -o /dev/null "$(GATEWAY_URL)/"; then \
+		echo "lab-run: no gateway answers at $(GATEWAY_URL): running Elasticsearch and OpenSearch only (GATEWAY_URL=... adds yours)" >&2; gw=; \
+	fi; \
+	set -x; $(BIN) run --target es=$(ES_URL) --target os=$(OS_URL) $$gw \
+		$(LAB_QDRANT) $(LAB_FIXTURES_FLAGS) $(RUN_FLAGS) --out $(LAB_OUT)/run
 
 # The paired experiment: gateway over REST (baseline) vs gRPC (candidate), natives interleaved.
-lab-experiment: build
+lab-experiment: build $(LAB_FIXTURES_DEP)
 	@test -n "$(SWITCH_CMD)" || { echo "lab-experiment: set SWITCH_CMD to the command that switches the gateway's variant (lab/README.md)" >&2; exit 2; }
+	@$(LAB_SAY)
 	$(BIN) experiment --baseline rest=$(GATEWAY_URL) --candidate grpc=$(GATEWAY_URL) \
-		--native es=$(ES_URL) --native os=$(OS_URL) --qdrant $(QDRANT) --collection $(COLLECTION) \
+		--native es=$(ES_URL) --native os=$(OS_URL) $(LAB_QDRANT) $(LAB_FIXTURES_FLAGS) $(RUN_FLAGS) \
 		--switch-cmd '$(SWITCH_CMD)' --out $(LAB_OUT)/experiment
 
 # Stop the engines; the corpus stays in the named volumes for the next lab-up.

@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# The lab's native engines without Docker: Elasticsearch and OpenSearch from their Maven Central
-# integration-test distributions, single node, loopback only, security off, data under
-# $ENGINES_DIR (default .engines/, git-ignored). Downloads are cached in ~/.m2.
+# The lab's engines without Docker: Elasticsearch and OpenSearch from their Maven Central
+# integration-test distributions, single node, loopback only, security off, and Qdrant from a
+# server binary found through QDRANT_BIN, all with data under $ENGINES_DIR (default .engines/,
+# git-ignored). Downloads are cached in ~/.m2.
 #
-#   lab/engines.sh up         download (once), unpack (once), start both, wait for green, print identity
+#   lab/engines.sh up         download (once), unpack (once), start all three, wait for green and
+#                             ready, print identity
 #   lab/engines.sh status     say what runs where, and on which CPUs
-#   lab/engines.sh pin CPUS   move both running engines, every thread, onto CPUS (taskset -a -p -c)
-#   lab/engines.sh down       stop both; no process is left behind
+#   lab/engines.sh pin CPUS   move the running engines, every thread, onto CPUS (taskset -a -p -c)
+#   lab/engines.sh down       stop them; no process is left behind
 #
-# ENGINE_CPUS=LIST (a cpu-list such as 1 or 2-3) starts both engines under taskset -c LIST, so
-# the JVMs size their thread pools for those CPUs. On a small machine it keeps the engines off
+# Qdrant (QDRANT_VERSION, pinned 1.17.0) is the server binary QDRANT_BIN names; unset, it is
+# ../shared/qdrant/qdrant beside the repository when that exists (where .ci/run finds it), else
+# `qdrant` on PATH. It runs on 127.0.0.1, HTTP on QDRANT_HTTP_PORT (6333) and gRPC on
+# QDRANT_GRPC_PORT (6334), storage and snapshots under $ENGINES_DIR/data/qdrant, telemetry off.
+# Where there is no server, up says in one line how to get one and starts the other two; the
+# real-engine suite then skips its Qdrant tests, saying why (and fails under CI=true when
+# QDRANT_BIN was set and did not work).
+#
+# ENGINE_CPUS=LIST (a cpu-list such as 1 or 2-3) starts every engine under taskset -c LIST, so
+# the JVMs and Qdrant size their thread pools for those CPUs. On a small machine it keeps the engines off
 # the CPUs of the load generator (conform run --cpus 0): on the project's 2-core machine,
 # sharing them made the per-round noise of log p50 0.2-0.7, against 0.03-0.19 kept apart.
 #
@@ -20,13 +30,20 @@
 #     loaded into it with the price-double fixture variant (README, "Real engines").
 #   OpenSearch: 3.9.0's integ-test-zip is not served (refused); the newest served, 3.6.0, is used.
 #     It holds mapper-extras, so it takes the designed catalogue. It needs Java 21 or newer.
-# Both refuse to run as root; as root, the engines run as the unprivileged user $ENGINES_USER.
+#   Qdrant 1.17.0: not in any registry reachable here. Release tarballs are at
+#     https://github.com/qdrant/qdrant/releases/download/v1.17.0/qdrant-<arch>-unknown-linux-musl.tar.gz,
+#     the Docker image is qdrant/qdrant:v1.17.0.
+# ES and OpenSearch refuse to run as root; as root, every engine runs as the unprivileged user
+# $ENGINES_USER.
 set -euo pipefail
 
 ES_VERSION=${ES_VERSION:-8.15.0}
 OS_VERSION=${OS_VERSION:-3.6.0}
 ES_PORT=${ES_PORT:-9200}
 OS_PORT=${OS_PORT:-9201}
+QDRANT_VERSION=${QDRANT_VERSION:-1.17.0}
+QDRANT_HTTP_PORT=${QDRANT_HTTP_PORT:-6333}
+QDRANT_GRPC_PORT=${QDRANT_GRPC_PORT:-6334}
 HEAP=${ENGINES_HEAP:-1g}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=${ENGINES_DIR:-$ROOT/.engines}
@@ -111,12 +128,22 @@ configure() {
 	mkdir -p "$DIR/data/es" "$DIR/data/os" "$DIR/logs/es" "$DIR/logs/os" "$DIR/run"
 }
 
+# own gives the engines' user what the engines write, when run as root: ES and OpenSearch
+# refuse root, and Qdrant runs as the same user so one user owns all of $DIR's data.
+own() {
+	[ "$(id -u)" = 0 ] || return 0
+	id "$USER_NAME" >/dev/null 2>&1 || useradd -r -M -d "$DIR" -s /usr/sbin/nologin "$USER_NAME"
+	local d
+	for d in es os qdrant data logs run; do
+		[ ! -e "$DIR/$d" ] || chown -R "$USER_NAME" "$DIR/$d"
+	done
+	# The engines read their home, so every directory above it must be traversable.
+	d=$DIR; while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+}
+
 as_user() {
 	if [ "$(id -u)" = 0 ]; then
-		id "$USER_NAME" >/dev/null 2>&1 || useradd -r -M -d "$DIR" -s /usr/sbin/nologin "$USER_NAME"
-		chown -R "$USER_NAME" "$DIR/es" "$DIR/os" "$DIR/data" "$DIR/logs" "$DIR/run"
-		# The engines read their home, so every directory above it must be traversable.
-		local d=$DIR; while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+		own
 		setpriv --reuid="$USER_NAME" --regid="$(id -g "$USER_NAME")" --init-groups env HOME="$DIR" "$@"
 	else
 		"$@"
@@ -134,7 +161,13 @@ cpus_of() { taskset -c -p "$(cat "$DIR/run/$1.pid")" 2>/dev/null | sed 's/.*: //
 
 alive() { local f=$DIR/run/$1.pid; [ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; }
 
-url() { [ "$1" = es ] && echo "http://127.0.0.1:$ES_PORT" || echo "http://127.0.0.1:$OS_PORT"; }
+url() {
+	case $1 in
+	es) echo "http://127.0.0.1:$ES_PORT" ;;
+	os) echo "http://127.0.0.1:$OS_PORT" ;;
+	qdrant) echo "http://127.0.0.1:$QDRANT_HTTP_PORT" ;;
+	esac
+}
 
 start() {
 	local name=$1
@@ -233,6 +266,116 @@ identity() {
 	echo "$name  $u  $v  cpus $(cpus_of "$name")"
 }
 
+# find_qdrant sets QBIN to the Qdrant server to run (QDRANT_BIN; else ../shared/qdrant/qdrant
+# beside the repository, where CI has it; else qdrant on PATH) and returns 0, or sets QMISSING
+# to why there is none and returns 1.
+find_qdrant() {
+	QBIN= QMISSING=
+	if [ -n "${QDRANT_BIN:-}" ]; then
+		if [ -d "$QDRANT_BIN" ] || [ ! -x "$QDRANT_BIN" ]; then
+			QMISSING="QDRANT_BIN=$QDRANT_BIN is not an executable file"
+			return 1
+		fi
+		QBIN=$(cd "$(dirname "$QDRANT_BIN")" && pwd)/$(basename "$QDRANT_BIN")
+	elif [ -x "$ROOT/../shared/qdrant/qdrant" ]; then
+		QBIN=$(cd "$ROOT/../shared/qdrant" && pwd)/qdrant
+	elif command -v qdrant >/dev/null 2>&1; then
+		QBIN=$(command -v qdrant)
+	else
+		QMISSING="no Qdrant server (QDRANT_BIN is unset, and there is none at ../shared/qdrant/qdrant or on PATH)"
+		return 1
+	fi
+	local out
+	if ! out=$("$QBIN" --version 2>&1); then
+		QMISSING="$QBIN --version failed: $(echo "$out" | head -1 | cut -c1-200)"
+		return 1
+	fi
+	QBIN_VERSION=$(echo "$out" | sed -n 's/^qdrant \([0-9][0-9.]*\).*/\1/p' | head -1)
+	[ "$QBIN_VERSION" = "$QDRANT_VERSION" ] ||
+		say "qdrant: $QBIN is version ${QBIN_VERSION:-unknown} (${out%%$'\n'*}), not the pinned $QDRANT_VERSION: it runs, but what conform documents was seen on $QDRANT_VERSION"
+	return 0
+}
+
+# qdrant_hint is the one line that says how to get the pinned Qdrant.
+qdrant_hint() {
+	echo "get Qdrant $QDRANT_VERSION from https://github.com/qdrant/qdrant/releases/download/v$QDRANT_VERSION/qdrant-$(uname -m)-unknown-linux-musl.tar.gz and set QDRANT_BIN to the qdrant it holds, or run it with docker run -p 127.0.0.1:$QDRANT_HTTP_PORT:6333 -p 127.0.0.1:$QDRANT_GRPC_PORT:6334 qdrant/qdrant:v$QDRANT_VERSION"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# start_qdrant starts $QBIN in the background, in its own session (so it outlives the shell
+# that started it), as the engines' user and under taskset -c $ENGINE_CPUS when those apply,
+# with its working directory, storage and snapshots under $DIR. The pid file is written by the
+# shell that then becomes Qdrant (exec), so it names Qdrant itself.
+start_qdrant() {
+	if alive qdrant; then
+		say "qdrant already running (pid $(cat "$DIR/run/qdrant.pid")), $(url qdrant), gRPC 127.0.0.1:$QDRANT_GRPC_PORT"
+		local now; now=$(cpus_of qdrant)
+		if [ -n "$CPUS" ] && [ "$now" != "$(taskset -c "$CPUS" sh -c 'taskset -c -p $$' | sed 's/.*: //')" ]; then
+			say "qdrant runs on CPUs $now, not ENGINE_CPUS=$CPUS: lab/engines.sh pin $CPUS moves it"
+		fi
+		return 0
+	fi
+	local p
+	for p in "$QDRANT_HTTP_PORT" "$QDRANT_GRPC_PORT"; do
+		port_open "$p" && die "port $p is already in use, not by a Qdrant of $DIR; stop what holds it or set QDRANT_HTTP_PORT and QDRANT_GRPC_PORT"
+	done
+	rm -f "$DIR/run/qdrant.pid"
+	mkdir -p "$DIR/qdrant" "$DIR/data/qdrant/storage" "$DIR/data/qdrant/snapshots" "$DIR/logs" "$DIR/run"
+	local cmd=(setsid)
+	if [ "$(id -u)" = 0 ]; then
+		own
+		cmd+=(setpriv --reuid="$USER_NAME" --regid="$(id -g "$USER_NAME")" --init-groups env HOME="$DIR")
+	fi
+	[ -z "$CPUS" ] || cmd+=(taskset -c "$CPUS")
+	cmd+=(env QDRANT__SERVICE__HOST=127.0.0.1
+		QDRANT__SERVICE__HTTP_PORT="$QDRANT_HTTP_PORT" QDRANT__SERVICE__GRPC_PORT="$QDRANT_GRPC_PORT"
+		QDRANT__STORAGE__STORAGE_PATH="$DIR/data/qdrant/storage"
+		QDRANT__STORAGE__SNAPSHOTS_PATH="$DIR/data/qdrant/snapshots"
+		QDRANT__TELEMETRY_DISABLED=true
+		sh -c 'echo $$ >"$0"; exec "$@"' "$DIR/run/qdrant.pid" "$QBIN")
+	say "starting qdrant ($QBIN) on $(url qdrant), gRPC 127.0.0.1:$QDRANT_GRPC_PORT${CPUS:+, CPUs $CPUS}"
+	(cd "$DIR/qdrant" && exec "${cmd[@]}" >"$DIR/logs/qdrant.log" 2>&1 </dev/null) &
+}
+
+# wait_qdrant waits, within ENGINES_WAIT seconds, for /readyz and the gRPC port; it returns 1
+# with QMISSING saying what happened (and Qdrant stopped) when Qdrant dies or never answers.
+wait_qdrant() {
+	local began=$SECONDS deadline=$((SECONDS + WAIT)) pidf=$DIR/run/qdrant.pid u; u=$(url qdrant)
+	while [ $SECONDS -lt $deadline ]; do
+		if [ -s "$pidf" ] && ! kill -0 "$(cat "$pidf")" 2>/dev/null; then
+			QMISSING="qdrant (pid $(cat "$pidf")) exited while starting, after $((SECONDS - began))s (log: $DIR/logs/qdrant.log)"
+			break
+		elif [ ! -s "$pidf" ] && [ $((SECONDS - began)) -gt 10 ]; then
+			QMISSING="qdrant wrote no pid file within 10s (log: $DIR/logs/qdrant.log)"
+			break
+		fi
+		if curl -s -m 2 "$u/readyz" 2>/dev/null | grep -q 'all shards are ready' && port_open "$QDRANT_GRPC_PORT"; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	[ -n "$QMISSING" ] || QMISSING="qdrant at $u was not ready within ${WAIT}s (log: $DIR/logs/qdrant.log; ENGINES_WAIT=${WAIT})"
+	if [ -s "$DIR/logs/qdrant.log" ]; then
+		echo "--- last lines of $DIR/logs/qdrant.log:" >&2
+		tail -8 "$DIR/logs/qdrant.log" | cut -c1-400 >&2
+	fi
+	stop_one qdrant
+	return 1
+}
+
+qdrant_version() { curl -s -m 5 "$(url qdrant)/" | sed -n 's/.*"version":"\([^"]*\)".*/\1/p'; }
+
+identity() {
+	local name=$1 u; u=$(url "$1")
+	if [ "$name" = qdrant ]; then
+		echo "qdrant  $u  grpc 127.0.0.1:$QDRANT_GRPC_PORT  $(curl -s -m 5 "$u/" | tr -d '\n')  cpus $(cpus_of qdrant)"
+		return
+	fi
+	local v; v=$(curl -s -m 5 "$u/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash" | tr -d '\n ')
+	echo "$name  $u  $v  cpus $(cpus_of "$name")"
+}
+
 up() {
 	need_tools
 	mkdir -p "$DIR"
@@ -241,18 +384,37 @@ up() {
 	unpack es "elasticsearch-$ES_VERSION.zip" elasticsearch
 	unpack os "opensearch-$OS_VERSION.zip" opensearch
 	configure
+	local qdrant=false
+	if alive qdrant || find_qdrant; then
+		qdrant=true
+	else
+		say "qdrant: $QMISSING; $(qdrant_hint); starting Elasticsearch and OpenSearch only"
+	fi
 	start es
 	start os
+	! $qdrant || start_qdrant
 	wait_green es
 	wait_green os
+	if $qdrant && ! wait_qdrant; then
+		qdrant=false
+		say "qdrant: $QMISSING; Elasticsearch and OpenSearch run without it"
+	fi
 	{
 		echo "ES_URL=$(url es)"
 		echo "OS_URL=$(url os)"
 		echo "ES_VERSION=$ES_VERSION"
 		echo "OS_VERSION=$OS_VERSION"
+		if $qdrant; then
+			echo "QDRANT_URL=$(url qdrant)"
+			echo "QDRANT_GRPC=127.0.0.1:$QDRANT_GRPC_PORT"
+			echo "QDRANT_VERSION=$(qdrant_version)"
+		else
+			echo "QDRANT_MISSING=$QMISSING"
+		fi
 	} >"$DIR/state.env"
 	identity es
 	identity os
+	! $qdrant || identity qdrant
 	say "state in $DIR/state.env; stop with: make engines-down"
 }
 
@@ -270,6 +432,7 @@ stop_one() {
 down() {
 	stop_one es
 	stop_one os
+	stop_one qdrant
 	rm -f "$DIR/state.env"
 }
 
@@ -279,7 +442,7 @@ pin() {
 	local cpus=${1:-} n pid p pinned=0
 	[ -n "$cpus" ] || die "usage: lab/engines.sh pin CPUS (a cpu-list such as 1 or 2-3)"
 	check_cpus "$cpus" "pin $cpus"
-	for n in es os; do
+	for n in es os qdrant; do
 		alive "$n" || { say "$n not running; nothing to pin"; continue; }
 		pid=$(cat "$DIR/run/$n.pid")
 		for p in $pid $(pgrep -P "$pid" || true); do
@@ -291,10 +454,19 @@ pin() {
 	[ "$pinned" -gt 0 ] || die "no engine running (make engines starts them)"
 }
 
+# status prints each engine's identity. A Qdrant that up did not start (no server) is said, not
+# counted as down; one that was started and is gone is.
 status() {
-	local rc=0 n
-	for n in es os; do
-		if alive "$n"; then identity "$n"; else echo "$n  not running"; rc=1; fi
+	local rc=0 n missing
+	for n in es os qdrant; do
+		if alive "$n"; then
+			identity "$n"
+		elif [ "$n" = qdrant ] && missing=$(sed -n 's/^QDRANT_MISSING=//p' "$DIR/state.env" 2>/dev/null) && [ -n "$missing" ]; then
+			echo "qdrant  not started: $missing"
+		else
+			echo "$n  not running"
+			rc=1
+		fi
 	done
 	return $rc
 }

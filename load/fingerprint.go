@@ -206,10 +206,11 @@ func canonicalString(s string) []byte {
 // Problem is one way an engine's copy of the corpus differs from the fixtures.
 type Problem struct {
 	// Kind is count, mapping (Key names the field, Want and Got its types), missing, source,
-	// id, status or index.
+	// id, payload (a Qdrant payload value other than the loader writes: Key names it, Want
+	// and Got are JSON, or absent), status or index.
 	Kind string `json:"kind"`
-	ID   string `json:"id,omitempty"`  // the document, for missing, source and id
-	Key  string `json:"key,omitempty"` // the payload index, for index; the field, for mapping
+	ID   string `json:"id,omitempty"`  // the document, for missing, source, id and payload
+	Key  string `json:"key,omitempty"` // the payload key, for payload and index; the field, for mapping
 	Want string `json:"want,omitempty"`
 	Got  string `json:"got,omitempty"`
 }

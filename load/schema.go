@@ -109,7 +109,7 @@ func NewQdrantSchema(mapping []byte) (*QdrantSchema, error) {
 	}
 	s := &QdrantSchema{}
 	var err error
-	if s.root, err = s.parseProperties("", "", false, body.Mappings.Properties); err != nil {
+	if s.root, err = s.parseProperties("", "", body.Mappings.Properties); err != nil {
 		return nil, err
 	}
 	s.indexes = append([]PayloadIndex{{
@@ -120,7 +120,10 @@ func NewQdrantSchema(mapping []byte) (*QdrantSchema, error) {
 }
 
 // parseProperties reads one level of properties; indexes are appended in sorted path order.
-func (s *QdrantSchema) parseProperties(pathPrefix, keyPrefix string, parentNested bool, props map[string]json.RawMessage) (map[string]*field, error) {
+// The keys of an object's fields go through "[]": the payload holds every object of an
+// object or nested field in an array (field.normalize), because Qdrant's key a.b does not
+// look into an array at a and a[].b looks only into one (load/QDRANT.md, Q4).
+func (s *QdrantSchema) parseProperties(pathPrefix, keyPrefix string, props map[string]json.RawMessage) (map[string]*field, error) {
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
@@ -139,13 +142,9 @@ func (s *QdrantSchema) parseProperties(pathPrefix, keyPrefix string, parentNeste
 		if err := json.Unmarshal(props[name], &def); err != nil {
 			return nil, fmt.Errorf("mapping: field %s: %w", path, err)
 		}
-		sep := "."
-		if parentNested {
-			sep = "[]."
-		}
 		key := name
 		if keyPrefix != "" {
-			key = keyPrefix + sep + name
+			key = keyPrefix + "[]." + name
 		}
 		f := &field{path: path, key: key, esType: def.Type}
 		switch {
@@ -155,7 +154,7 @@ func (s *QdrantSchema) parseProperties(pathPrefix, keyPrefix string, parentNeste
 			}
 			f.kind, f.nested = kindObject, def.Type == "nested"
 			var err error
-			if f.children, err = s.parseProperties(path+".", key, f.nested, def.Properties); err != nil {
+			if f.children, err = s.parseProperties(path+".", key, def.Properties); err != nil {
 				return nil, err
 			}
 		case def.Type == "keyword":
@@ -329,14 +328,21 @@ func (f *field) normalize(v any, sh *shadows, inArray bool) (any, *DocError) {
 		if !ok {
 			return nil, bad("is %s, want an object", jsonKind(v))
 		}
-		return normalizeObject(f.children, m, f.path+".", sh)
+		obj, err := normalizeObject(f.children, m, f.path+".", sh)
+		if err != nil || inArray {
+			return obj, err
+		}
+		// A lone object is stored as an array of one, so that one key, a[].b, reaches its
+		// fields as it reaches those of an array of objects (parseProperties).
+		return []any{obj}, nil
 	case kindKeyword:
 		var s string
 		switch x := v.(type) {
 		case string:
 			s = x
 		case json.Number:
-			// UNCONFIRMED: Elasticsearch indexes a number in a keyword field as its text.
+			// Elasticsearch indexes a number in a keyword field as its text: 1.50 is the
+			// term "1.50" (seen on Elasticsearch 8.15.0, a terms aggregation's key).
 			s = x.String()
 		case bool:
 			s = fmt.Sprint(x)
@@ -508,46 +514,44 @@ func (s shadows) tree() map[string]any {
 }
 
 // valuesAt returns the values a payload holds at an index key, the way Qdrant's is_empty sees
-// them: a missing key or null gives none, an array gives its elements (nulls included), and
-// arrays met on the way are walked through.
+// them: a missing key or null gives none, an array at the end gives its elements (nulls
+// included). On the way, "a.b" looks into an object at a and not into an array, "a[].b" into
+// each element of an array at a and not into an object (seen on Qdrant 1.17.0,
+// load/QDRANT.md Q4).
 func valuesAt(payload map[string]any, key string) []any {
 	cur := []any{payload}
-	segs := strings.Split(key, ".")
-	for i, seg := range segs {
-		seg = strings.TrimSuffix(seg, "[]")
+	for _, seg := range strings.Split(key, ".") {
+		name, each := strings.CutSuffix(seg, "[]")
 		var next []any
-		var visit func(v any)
-		visit = func(v any) {
-			switch x := v.(type) {
-			case map[string]any:
-				if c, ok := x[seg]; ok {
-					next = append(next, c)
-				}
-			case []any:
-				for _, e := range x {
-					visit(e)
+		for _, v := range cur {
+			m, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			c, ok := m[name]
+			switch {
+			case !ok:
+			case !each:
+				next = append(next, c)
+			default:
+				if l, ok := c.([]any); ok {
+					next = append(next, l...)
 				}
 			}
-		}
-		for _, v := range cur {
-			visit(v)
 		}
 		cur = next
-		if i == len(segs)-1 {
-			var out []any
-			for _, v := range cur {
-				switch x := v.(type) {
-				case nil:
-				case []any:
-					out = append(out, x...)
-				default:
-					out = append(out, x)
-				}
-			}
-			return out
+	}
+	var out []any
+	for _, v := range cur {
+		switch x := v.(type) {
+		case nil:
+		case []any:
+			out = append(out, x...)
+		default:
+			out = append(out, x)
 		}
 	}
-	return nil
+	return out
 }
 
 // fieldCounts says how many documents an index key should cover.

@@ -22,11 +22,12 @@ equal to the corpus.
 
 With --qdrant, it loads a payload-only Qdrant collection over gRPC instead: payload indexes
 from the mapping, points with UUIDv5 ids and the raw _source (load/QDRANT.md gives the payload
-schema), then an exact count, green status, per-index coverage and the same sample. The
-sampled points' double payload values are compared with what was sent: a real Qdrant has
-returned some one ulp off (3.9000000953674316 as 3.900000095367432), which the load and
---probe report ("payload doubles: N of M ... read back otherwise than sent") without failing,
-since the raw _source a gateway returns is exact.
+schema), then an exact count, green status, per-index coverage and the same sample. Every
+payload value of the sampled points is compared with what was written. Qdrant reads payloads
+back through serde_json's inexact float parse, so some doubles come back one ulp off
+(20.900000000000002 as 20.9): the load and --probe report those ("payload doubles: N of M ...
+read back otherwise than sent") without failing, since the raw _source a gateway returns is
+exact. Any other difference, such as a point another tool edited, is a problem.
 
 The count and the sample fingerprint are the proof, not the shape of the bulk replies. A
 reply that lists fewer items than documents, none, or is not JSON is a warning naming the

@@ -195,7 +195,7 @@ func TestLoadQdrant(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"collection products: loaded 300 points in 3 batches of 128, 15 payload indexes", "qdrant 1.19.2, collection products green: count 300", ": intact"} {
+	for _, want := range []string{"collection products: loaded 300 points in 3 batches of 128, 15 payload indexes", "qdrant 1.17.0, collection products green: count 300", ": intact"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

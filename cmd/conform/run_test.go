@@ -331,7 +331,7 @@ func TestRunProbesQdrantBackend(t *testing.T) {
 		t.Fatalf("the Qdrant probe is not recorded: %#v", r.Targets[0].Probes["qdrant"])
 	}
 	man, _ := os.ReadFile(filepath.Join(out, report.ManifestFile))
-	if !strings.Contains(string(man), `"version": "1.19.2"`) {
+	if !strings.Contains(string(man), `"version": "1.17.0"`) {
 		t.Errorf("the manifest does not record Qdrant's version")
 	}
 

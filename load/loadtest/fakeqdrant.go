@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,21 +18,31 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/conform-dev/conform/internal/serdefloat"
 )
 
 // FakeQdrant is a Qdrant double: an in-process gRPC server on 127.0.0.1 implementing the
 // Qdrant, Collections and Points services (HealthCheck; CollectionExists, Create, Delete,
 // Get; CreateFieldIndex, Upsert, Count, Get) with go-client's generated interfaces. It
-// records every request and rejects what Qdrant 1.19 is documented to reject (load/QDRANT.md, "What Qdrant does"):
-// a point without a vectors field, vectors in a payload-only collection, and retrieval
-// without an explicit payload selector returns no payload.
+// records every request and answers as Qdrant 1.17.0 was seen to answer the same calls
+// (lab/realengines/qdrant_test.go, load/QDRANT.md "What Qdrant does"): a point without a
+// vectors field and vectors in a payload-only collection are refused with Qdrant's codes and
+// messages; Get drops missing ids, returns each id once, in the order asked, and no payload
+// without an explicit selector; doubles read back through Qdrant's JSON round trip
+// (serdefloat); is_empty and payload_schema points follow Qdrant's key paths (a.b does not
+// walk an array at a, a[].b walks only an array) and count only values of the index's type.
+//
+// Where it is narrower than Qdrant, it says so rather than guess: it serves payload-only
+// collections and UUID point ids only, and counts with no filter or one must_not is_empty.
 type FakeQdrant struct {
 	mu          sync.Mutex
 	collections map[string]*FakeCollection
 	srv         *grpc.Server
 	addr        string
 
-	// Version is what HealthCheck reports (default "1.19.2").
+	// Version is what HealthCheck reports (default "1.17.0", the version its behaviours
+	// were checked against).
 	Version string
 	// APIKey, when set, is required in the api-key header of every call.
 	APIKey string
@@ -45,10 +55,11 @@ type FakeQdrant struct {
 	CorruptSource     map[string]string       // point id → _source_raw to store instead
 	IndexPointsDelta  map[string]int64        // added to payload_schema[key].points
 	StatusOverride    qdrant.CollectionStatus // non-zero: always report this status
-	// RoundDoubles serves every double payload value rounded to 16 significant digits, which
-	// reproduces what a real Qdrant was seen to return (3.9000000953674316 read back as
-	// 3.900000095367432). What is stored is unchanged.
-	RoundDoubles bool
+	// ExactDoubles serves double payload values exactly as they were sent. By default they
+	// read back as Qdrant 1.17.0 returns them, through serde_json's text round trip
+	// (serdefloat.RoundTrip: 20.900000000000002 reads back as 20.9), as a Qdrant built with
+	// serde_json's float_roundtrip feature would not. What is stored is unchanged.
+	ExactDoubles bool
 
 	// Records.
 	Creates      []*qdrant.CreateCollection
@@ -71,7 +82,7 @@ type FakeCollection struct {
 
 // NewFakeQdrant returns a fake with no collections; call Start to serve it.
 func NewFakeQdrant() *FakeQdrant {
-	return &FakeQdrant{collections: map[string]*FakeCollection{}, Version: "1.19.2"}
+	return &FakeQdrant{collections: map[string]*FakeCollection{}, Version: "1.17.0"}
 }
 
 // Start serves the fake on a free 127.0.0.1 port, over TLS when tlsConfig is not nil, and
@@ -213,10 +224,13 @@ func (s fakeCollections) Get(_ context.Context, r *qdrant.GetCollectionInfoReque
 		PayloadSchema: map[string]*qdrant.PayloadSchemaInfo{},
 	}
 	for key, ix := range c.Indexes {
+		// Qdrant 1.17.0 counts a point in payload_schema[key].points when the key holds at
+		// least one value the index takes: a keyword index skips an integer, an integer index a
+		// string, and both skip null.
 		var n int64
 		for _, p := range c.Points {
 			for _, v := range valuesAt(p, key) {
-				if _, null := v.GetKind().(*qdrant.Value_NullValue); !null {
+				if indexes(ix.GetFieldType(), v) {
 					n++
 					break
 				}
@@ -252,7 +266,7 @@ func (s fakePoints) CreateFieldIndex(_ context.Context, r *qdrant.CreateFieldInd
 		return nil, err
 	}
 	if r.FieldType == nil {
-		return nil, status.Error(codes.InvalidArgument, "field_type is required")
+		return nil, status.Error(codes.InvalidArgument, "cannot convert field_type")
 	}
 	c.Indexes[r.GetFieldName()] = r
 	return &qdrant.PointsOperationResponse{Result: &qdrant.UpdateResult{Status: qdrant.UpdateStatus_Completed}}, nil
@@ -273,10 +287,10 @@ func (s fakePoints) Upsert(ctx context.Context, r *qdrant.UpsertPoints) (*qdrant
 	}
 	for _, p := range r.GetPoints() {
 		if p.GetVectors() == nil {
-			return nil, status.Error(codes.InvalidArgument, "Validation error in JSON body: Expected some vectors")
+			return nil, status.Error(codes.InvalidArgument, "Expected some vectors")
 		}
 		if p.GetVectors().GetVector() != nil || len(p.GetVectors().GetVectors().GetVectors()) > 0 {
-			return nil, status.Error(codes.InvalidArgument, "Wrong input: Not existing vector name error")
+			return nil, status.Error(codes.InvalidArgument, "Wrong input: Not existing vector name error: ")
 		}
 		if p.GetId().GetUuid() == "" {
 			return nil, status.Error(codes.InvalidArgument, "FakeQdrant expects UUID point ids")
@@ -363,25 +377,24 @@ func (s fakePoints) Get(_ context.Context, r *qdrant.GetPoints) (*qdrant.GetResp
 		}
 		seen[u] = true
 		payload := selectPayload(p, r.GetWithPayload())
-		if s.f.RoundDoubles {
-			payload = roundDoubles(payload)
+		if !s.f.ExactDoubles {
+			payload = roundTripDoubles(payload)
 		}
 		out = append(out, &qdrant.RetrievedPoint{Id: qdrant.NewIDUUID(u), Payload: payload})
 	}
 	return &qdrant.GetResponse{Result: out}, nil
 }
 
-// roundDoubles copies a payload with every double rendered to 16 significant digits and read
-// back, as RoundDoubles serves it.
-func roundDoubles(p map[string]*qdrant.Value) map[string]*qdrant.Value {
+// roundTripDoubles copies a payload with every double as Qdrant reads it back from the JSON
+// text it stores (serdefloat.RoundTrip).
+func roundTripDoubles(p map[string]*qdrant.Value) map[string]*qdrant.Value {
 	var round func(v *qdrant.Value) *qdrant.Value
 	round = func(v *qdrant.Value) *qdrant.Value {
 		switch k := v.GetKind().(type) {
 		case *qdrant.Value_DoubleValue:
-			d, _ := strconv.ParseFloat(strconv.FormatFloat(k.DoubleValue, 'g', 16, 64), 64)
-			return qdrant.NewValueDouble(d)
+			return qdrant.NewValueDouble(serdefloat.RoundTrip(k.DoubleValue))
 		case *qdrant.Value_StructValue:
-			return qdrant.NewValueFromFields(roundDoubles(k.StructValue.GetFields()))
+			return qdrant.NewValueFromFields(roundTripDoubles(k.StructValue.GetFields()))
 		case *qdrant.Value_ListValue:
 			vs := make([]*qdrant.Value, len(k.ListValue.GetValues()))
 			for i, e := range k.ListValue.GetValues() {
@@ -427,46 +440,70 @@ func selectPayload(p map[string]*qdrant.Value, sel *qdrant.WithPayloadSelector) 
 	return nil
 }
 
-// valuesAt returns the values at a payload key as is_empty sees them: missing or null gives
-// none, an array gives its elements, arrays on the way are walked through.
+// valuesAt returns the values at a payload key as Qdrant 1.17.0's is_empty sees them: a
+// missing key or null gives none, an array at the end gives its elements (a null element
+// included). On the way, "a.b" looks into an object at a and not into an array, "a[].b" into
+// each element of an array at a and not into an object: seen on the real server
+// (lab/realengines, TestQdrantFacts).
 func valuesAt(p map[string]*qdrant.Value, key string) []*qdrant.Value {
 	cur := []*qdrant.Value{qdrant.NewValueFromFields(p)}
 	segs := strings.Split(key, ".")
-	for i, seg := range segs {
-		seg = strings.TrimSuffix(seg, "[]")
+	for _, seg := range segs {
+		name, each := strings.CutSuffix(seg, "[]")
 		var next []*qdrant.Value
-		var visit func(v *qdrant.Value)
-		visit = func(v *qdrant.Value) {
-			switch k := v.GetKind().(type) {
-			case *qdrant.Value_StructValue:
-				if c, ok := k.StructValue.GetFields()[seg]; ok {
-					next = append(next, c)
-				}
-			case *qdrant.Value_ListValue:
-				for _, e := range k.ListValue.GetValues() {
-					visit(e)
-				}
-			}
-		}
 		for _, v := range cur {
-			visit(v)
+			c, ok := v.GetStructValue().GetFields()[name]
+			if !ok {
+				continue
+			}
+			if !each {
+				next = append(next, c)
+			} else if l, ok := c.GetKind().(*qdrant.Value_ListValue); ok {
+				next = append(next, l.ListValue.GetValues()...)
+			}
 		}
 		cur = next
-		if i == len(segs)-1 {
-			var out []*qdrant.Value
-			for _, v := range cur {
-				switch k := v.GetKind().(type) {
-				case *qdrant.Value_NullValue:
-				case *qdrant.Value_ListValue:
-					out = append(out, k.ListValue.GetValues()...)
-				default:
-					out = append(out, v)
-				}
-			}
-			return out
+	}
+	var out []*qdrant.Value
+	for _, v := range cur {
+		switch k := v.GetKind().(type) {
+		case *qdrant.Value_NullValue:
+		case *qdrant.Value_ListValue:
+			out = append(out, k.ListValue.GetValues()...)
+		default:
+			out = append(out, v)
 		}
 	}
-	return nil
+	return out
+}
+
+// indexes says whether a payload index of type t takes the value v, as Qdrant 1.17.0 was seen
+// to: a float index takes integers, an integer index doubles without a fraction (-7.0, not
+// 2.5), a datetime index the strings it parses as dates, and none a value of another kind.
+func indexes(t qdrant.FieldType, v *qdrant.Value) bool {
+	switch k := v.GetKind().(type) {
+	case *qdrant.Value_StringValue:
+		return t == qdrant.FieldType_FieldTypeKeyword || t == qdrant.FieldType_FieldTypeDatetime && isDate(k.StringValue)
+	case *qdrant.Value_IntegerValue:
+		return t == qdrant.FieldType_FieldTypeInteger || t == qdrant.FieldType_FieldTypeFloat
+	case *qdrant.Value_DoubleValue:
+		return t == qdrant.FieldType_FieldTypeFloat || t == qdrant.FieldType_FieldTypeInteger && k.DoubleValue == math.Trunc(k.DoubleValue)
+	case *qdrant.Value_BoolValue:
+		return t == qdrant.FieldType_FieldTypeBool
+	}
+	return false
+}
+
+// isDate approximates the datetime forms Qdrant 1.17.0 was seen to index (load/QDRANT.md, Q5):
+// RFC 3339, with or without the offset, a space for the T, hours and minutes after a space
+// (but not after T), and a bare date.
+func isDate(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func schemaType(t qdrant.FieldType) qdrant.PayloadSchemaType {
