@@ -161,7 +161,7 @@ func esFindings(name string, p *load.Probe) []readiness.Finding {
 	}
 	if ps := p.SampleProblems(); len(ps) > 0 {
 		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindSample,
-			Summary: fmt.Sprintf("%d of the %d sampled documents (GET /%s/_doc/{id}) differ from the corpus: %s", len(ps), p.Sample.Docs, p.Index, problems(ps)),
+			Summary: fmt.Sprintf("%d of the %d sampled documents (GET /%s/_doc/{id}) differ from the corpus; the first: %s", len(ps), p.Sample.Docs, p.Index, ps[0]),
 			Details: problemLines(ps)})
 	}
 	return out
@@ -178,7 +178,7 @@ func qdrantFindings(name, collection string, qp *load.QdrantProbe) []readiness.F
 	}
 	if len(qp.Problems) > 0 {
 		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindQdrant,
-			Summary: fmt.Sprintf("qdrant collection %s differs from the corpus: %s", collection, problems(qp.Problems)),
+			Summary: fmt.Sprintf("qdrant collection %s differs from the corpus (%s); the first: %s", collection, readiness.Plural(len(qp.Problems), "problem"), qp.Problems[0]),
 			Details: problemLines(qp.Problems)})
 	}
 	return out
@@ -195,22 +195,6 @@ func problemLines(ps []load.Problem) []string {
 		out = append(out, p.String())
 	}
 	return out
-}
-
-// problems lists the first five problems of a probe, and how many more there are.
-func problems(ps []load.Problem) string {
-	if len(ps) == 0 {
-		return "no problem recorded"
-	}
-	var out []string
-	for i, p := range ps {
-		if i == 5 {
-			out = append(out, fmt.Sprintf("and %d more", len(ps)-5))
-			break
-		}
-		out = append(out, fmt.Sprint(p))
-	}
-	return strings.Join(out, "; ")
 }
 
 // Environment is what the manifest records about the engines, by engine name: the user's

@@ -183,7 +183,7 @@ func TestReadyFindings(t *testing.T) {
 			findings: "mapping: the mapping of index catalogue could not be read, so its field types were not compared with the fixtures' (GET /catalogue/_mapping answered HTTP 405)"},
 		{why: "a sampled document that differs", mapping: string(f.Mapping), docs: func(docs map[string]string) {
 			docs[first] = strings.Replace(docs[first], `"sku":"`, `"sku":"X`, 1)
-		}, findings: "sample: 1 of the 50 sampled documents (GET /catalogue/_doc/{id}) differ from the corpus: source \"" + first + "\""},
+		}, findings: "sample: 1 of the 50 sampled documents (GET /catalogue/_doc/{id}) differ from the corpus; the first: source \"" + first + "\""},
 		{why: "GET / answering a login page", mapping: string(f.Mapping), wrap: html,
 			findings: "identity: GET / answered 200 with a body that is not Elasticsearch's (no JSON object with version.number): <!DOCTYPE html>… (7 lines, 88 bytes)"},
 		{why: "a document too many", mapping: string(f.Mapping), docs: func(docs map[string]string) {
