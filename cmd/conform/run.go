@@ -22,8 +22,8 @@ The expected responses are computed once, before any timing.
 
 With no --target, conform serves its embedded Elasticsearch 8.15 engine on loopback with the
 fixtures loaded and runs against it (that is "make run"). Targets must already hold the corpus
-(see "conform load"); readiness is checked first: GET /, the document count, the corpus
-fingerprint, and one case through the timed path. Readiness stops the run (exit 2) only when
+(see "conform load"); readiness is checked first: GET /, the document count, the mapping, the
+corpus fingerprint, and one case through the timed path. Readiness stops the run (exit 2) only when
 a target cannot be reached, its index is missing or it does not hold exactly the corpus's
 number of documents; anything else it finds (a mapping that differs from the fixtures' in
 meaning or cannot be read, sampled documents that differ, a GET / that is not
@@ -41,8 +41,8 @@ figures rest on ("0.153 (6 of 200 passed)").
 
 Writes into --out: results.json (docs/RESULTS.md; rewritten after every trial, so an
 interrupted run leaves valid partial results), report.md, report.html, manifest.json and
-benchstat.txt. Exits 1 when any response failed the check, 2 on an infrastructure error or an
-interrupted run.`,
+benchstat.txt. Exits 1 when any response failed the check or readiness made a finding, 2 on an
+infrastructure error, a target readiness stopped or refused, or an interrupted run.`,
 		"conform run                                        # the embedded default, like make run",
 		"conform run --target es=http://127.0.0.1:9200 --target gw=http://127.0.0.1:8080 --out results/es-vs-gw",
 		"REQUESTS=200 TRIALS=3 WARMUP=40 conform run --target os=https://admin@127.0.0.1:9201 --ca ca.pem --clients 1,8",
