@@ -88,11 +88,18 @@ func VerifyMutation(x *Expectation, m Mutation) error {
 // types changed, bodies truncated; and the harmless ones: keys reordered, took and _shards
 // changed, strings escaped, the body pretty-printed. The list is deterministic.
 func Mutations(status int, body []byte) ([]Mutation, error) {
+	return MutationsWhere(status, body, nil)
+}
+
+// MutationsWhere is Mutations with only the mutations keep accepts (by operator, the class it
+// must fail with and the class it must report) made, in the same order: a proxy that applies
+// one kind of mutation to every response renders only those. A nil keep keeps all.
+func MutationsWhere(status int, body []byte, keep func(operator string, class, reported Class) bool) ([]Mutation, error) {
 	x, err := Compile(status, body)
 	if err != nil {
 		return nil, err
 	}
-	g := &mutator{status: status, root: x.root, relevance: x.relevance}
+	g := &mutator{status: status, root: x.root, relevance: x.relevance, keep: keep}
 	g.statuses()
 	g.decode(body)
 	g.harmless(body)
@@ -115,12 +122,28 @@ type mutator struct {
 	status    int
 	root      value
 	relevance bool
+	keep      func(operator string, class, reported Class) bool
 	out       []Mutation
+}
+
+// wants reports whether the mutations of an operator with these classes are asked for.
+func (g *mutator) wants(op string, class, reported Class) bool {
+	return g.keep == nil || g.keep(op, class, reported)
+}
+
+// add appends a mutation made whole, if it is asked for.
+func (g *mutator) add(m Mutation) {
+	if g.wants(m.Operator, m.Class, m.Reported) {
+		g.out = append(g.out, m)
+	}
 }
 
 // edit applies fn to a copy of the expected tree; fn returns where it changed something, or
 // "" if the mutation does not apply.
 func (g *mutator) edit(op string, class, reported Class, fn func(root *value) string) {
+	if !g.wants(op, class, reported) {
+		return
+	}
 	root := g.root.clone()
 	where := fn(&root)
 	if where == "" {
@@ -137,14 +160,14 @@ func (g *mutator) statuses() {
 		others = []int{404, 500}
 	}
 	for _, s := range others {
-		g.out = append(g.out, Mutation{Operator: "status-" + strconv.Itoa(s), Where: "HTTP status " + strconv.Itoa(g.status),
+		g.add(Mutation{Operator: "status-" + strconv.Itoa(s), Where: "HTTP status " + strconv.Itoa(g.status),
 			Class: ClassStatus, Status: s, Body: raw})
 	}
 }
 
 func (g *mutator) decode(body []byte) {
 	add := func(op, where string, b []byte) {
-		g.out = append(g.out, Mutation{Operator: op, Where: where, Class: ClassDecode, Status: g.status, Body: b})
+		g.add(Mutation{Operator: op, Where: where, Class: ClassDecode, Status: g.status, Body: b})
 	}
 	add("truncate", "half the body", append([]byte(nil), body[:len(body)/2]...))
 	add("truncate", "last byte", append([]byte(nil), body[:len(body)-1]...))
@@ -197,8 +220,10 @@ func (g *mutator) harmless(body []byte) {
 		}
 		return "every string"
 	})
-	pretty := appendIndented(nil, &g.root, "")
-	g.out = append(g.out, Mutation{Operator: "pretty", Where: "whole body", Status: g.status, Body: append(pretty, '\n')})
+	if g.wants("pretty", "", "") {
+		pretty := appendIndented(nil, &g.root, "")
+		g.add(Mutation{Operator: "pretty", Where: "whole body", Status: g.status, Body: append(pretty, '\n')})
+	}
 }
 
 // hitList returns the hits array of a search tree, or nil.

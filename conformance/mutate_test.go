@@ -68,3 +68,39 @@ func TestMutationSuite(t *testing.T) {
 	t.Logf("%d mutations: %d must fail, %d must pass; %d mishandled; %d operator/class pairs: %s",
 		total, failing, total-failing, mishandled, len(applied), strings.Join(names, ", "))
 }
+
+// MutationsWhere makes exactly the mutations Mutations makes that keep accepts, in the same
+// order: a proxy asking for one kind gets what the suite checks.
+func TestMutationsWhereFilters(t *testing.T) {
+	for _, r := range loadResponses(t) {
+		all, err := Mutations(r.status, r.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pick := range []struct{ op, class, reported string }{
+			{"int-to-float", "sources", ""}, {"status-500", "status", ""}, {"pretty", "", ""}, {"reorder-keys", "", "key_order"}, {"truncate", "decode", ""},
+		} {
+			keep := func(op string, class, reported Class) bool {
+				return op == pick.op && string(class) == pick.class && string(reported) == pick.reported
+			}
+			got, err := MutationsWhere(r.status, r.body, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []Mutation
+			for _, m := range all {
+				if keep(m.Operator, m.Class, m.Reported) {
+					want = append(want, m)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s, %v: %d mutations, want %d", r.name, pick, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].String() != want[i].String() || string(got[i].Body) != string(want[i].Body) || got[i].Status != want[i].Status {
+					t.Errorf("%s, %v: mutation %d is %s, want %s", r.name, pick, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

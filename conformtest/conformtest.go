@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -25,6 +26,8 @@ type config struct {
 	tth         fixtures.TotalHits
 	check       conformance.Options
 	target      target.Options
+	// requireReady makes a readiness finding stop the check (RequireReady).
+	requireReady bool
 	// err is the first option that could not be applied; Run and NewServer fail the test
 	// with it, Check and Handler return it.
 	err error
@@ -67,6 +70,11 @@ func Pedantic() Option { return func(c *config) { c.check.Pedantic = true } }
 // TargetOptions sets how the URL is reached: credentials, CA, index override, timeout.
 func TargetOptions(o target.Options) Option { return func(c *config) { c.target = o } }
 
+// RequireReady makes a readiness finding (a mapping or sampled documents that are not the
+// fixtures', a GET / that is not Elasticsearch's) stop the check with an error instead of
+// failing a subtest of its own while the cases run: conform's --require-ready.
+func RequireReady() Option { return func(c *config) { c.requireReady = true } }
+
 func configure(opts []Option) (*config, *fixtures.Fixtures, error) {
 	c := &config{oracle: "embedded", tth: fixtures.TotalHits("true")}
 	for _, o := range opts {
@@ -89,8 +97,11 @@ func loadFixtures(dir string) (*fixtures.Fixtures, error) {
 	return fixtures.Load(dir)
 }
 
-// Check runs the strict suite once against url and returns every case's outcome. A failing
-// case is a value in the run; the error is for a check that could not be made.
+// Check runs the strict suite once against url and returns every case's outcome. Readiness
+// comes first, as in conform check: a target that cannot be reached, has no index or does not
+// hold exactly the corpus's number of documents is an error and nothing is checked; anything
+// else it finds is in the run's Findings, and the cases run. A failing case is a value in the
+// run; the error is for a check that could not be made.
 func Check(ctx context.Context, url string, opts ...Option) (*suite.Run, error) {
 	c, f, err := configure(opts)
 	if err != nil {
@@ -108,17 +119,28 @@ func Check(ctx context.Context, url string, opts ...Option) (*suite.Run, error) 
 	if err != nil {
 		return nil, err
 	}
-	return suite.Check(ctx, t, f, x, c.ops, &c.check)
+	lb, err := lab.Open(ctx, lab.Config{RequireReady: c.requireReady}, f)
+	if err != nil {
+		return nil, err
+	}
+	defer lb.Close()
+	return suite.Checker{Ready: lb.Ready}.Check(ctx, t, f, x, c.ops, &c.check)
 }
 
 // Run runs the strict suite against url as subtests of t, one per case, named like the case
 // (page/017). A failing case's subtest fails with its differences by class and JSON path, the
-// request, and a curl command that reproduces it.
+// request, and a curl command that reproduces it. Each readiness finding is a failing subtest
+// of its own, named readiness/KIND (readiness/mapping, readiness/sample), run first.
 func Run(t *testing.T, url string, opts ...Option) {
 	t.Helper()
 	run, err := Check(t.Context(), url, opts...)
 	if err != nil {
 		t.Fatalf("conformtest: %v", err)
+	}
+	for _, f := range run.Findings {
+		t.Run("readiness/"+f.Kind, func(t *testing.T) {
+			t.Errorf("readiness: %s\n%s", f.Summary, strings.Join(f.Details, "\n"))
+		})
 	}
 	for _, o := range run.Cases {
 		t.Run(o.Case.Name, func(t *testing.T) {

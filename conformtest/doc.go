@@ -5,6 +5,12 @@
 // and Handler give the embedded Elasticsearch 8.15 engine preloaded with the corpus, so a
 // gateway's test can stand it in for its backend.
 //
+// Before the cases it probes the target's readiness as conform check does
+// (conformance/lab): a target that cannot be reached, has no index or does not hold exactly
+// the corpus's number of documents fails the test at once; anything else the probe finds (a
+// mapping or sampled documents that are not the fixtures') is a failing subtest of its own,
+// readiness/KIND, and the cases still run (RequireReady makes it fatal instead).
+//
 // It sits at the end of the check pipeline (fixtures, oracle, conformance/suite) and takes
 // options for the fixtures, the oracle (embedded, golden:FILE, live:URL), the operations,
 // track_total_hits and relaxations. It does not time anything (use `conform run`), does not

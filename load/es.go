@@ -340,6 +340,9 @@ func (c esClient) countVia(ctx context.Context, index string) (n int64, via stri
 		}
 		return n, via, nil
 	}
+	if missing {
+		return 0, via, fmt.Errorf("there is no index %s (%w)", index, httpErr(via, r))
+	}
 	if r.Status != http.StatusOK {
 		return 0, via, httpErr(via, r)
 	}

@@ -78,5 +78,5 @@ func opName(method string, segments ...string) string {
 }
 
 func httpErr(op string, r *response) *HTTPError {
-	return &HTTPError{Op: op, Status: r.Status, Body: snippet(bytes.TrimSpace(r.Body))}
+	return &HTTPError{Op: op, Status: r.Status, Body: snippet(r.Body)}
 }

@@ -38,6 +38,10 @@ type Identity struct {
 	Via string `json:"via,omitempty"`
 	// Error says why GET / gave no identity (a gateway need not serve it); the probe goes on.
 	Error string `json:"error,omitempty"`
+	// NotElasticsearch says that GET / answered 200 with a body that is not Elasticsearch's
+	// (not a JSON object with version.number: a proxy's HTML page, a UI's redirect target),
+	// quoting one line of it. Readiness names it as a finding; the probe goes on.
+	NotElasticsearch string `json:"not_elasticsearch,omitempty"`
 }
 
 // Probe is the state of one Elasticsearch-compatible engine's copy of the corpus, for the
@@ -59,9 +63,32 @@ type Probe struct {
 }
 
 // Intact reports whether the count, the index's field types (a "mapping" Problem per field
-// that differs: another variant holds the same documents but sorts and aggregates them
-// otherwise) and every sampled document match the fixtures.
+// that differs or cannot be told: another variant holds the same documents but sorts and
+// aggregates them otherwise) and every sampled document match the fixtures.
 func (p *Probe) Intact() bool { return len(p.Problems) == 0 && p.Sample.SHA256 == p.Expected.SHA256 }
+
+// CountProblem is the problem that the index does not hold the corpus's number of documents,
+// or nil. It is the one problem that makes every check of the target meaningless.
+func (p *Probe) CountProblem() *Problem {
+	for i := range p.Problems {
+		if p.Problems[i].Kind == "count" {
+			return &p.Problems[i]
+		}
+	}
+	return nil
+}
+
+// SampleProblems are the problems of the sampled documents: missing, unreadable, differing
+// or answered with another status.
+func (p *Probe) SampleProblems() []Problem {
+	var out []Problem
+	for _, q := range p.Problems {
+		if q.Kind != "count" && q.Kind != "mapping" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
 
 // ProbeES reads identity, the index's _count, its mapping (GET /{index}/_mapping, compared
 // with the fixtures' by field type) and each sampled document (GET /{index}/_doc/{id}, _source
@@ -80,7 +107,7 @@ func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f
 	if p.Mapping, err = c.mapping(ctx, index, f); err != nil {
 		return nil, err
 	}
-	for _, d := range p.Mapping.Differences {
+	for _, d := range append(append([]FieldDiff(nil), p.Mapping.Differences...), p.Mapping.Unsure...) {
 		p.Problems = append(p.Problems, Problem{Kind: "mapping", Key: d.Field, Want: d.Want, Got: d.Got})
 	}
 	if p.Expected, err = ExpectedFingerprint(f, o.SampleDocs); err != nil {
@@ -168,8 +195,8 @@ func (c esClient) identity(ctx context.Context) (Identity, error) {
 			LuceneVersion string `json:"lucene_version"`
 		} `json:"version"`
 	}
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		id.Error = "GET /: unreadable body: " + snippet(r.Body)
+	if err := json.Unmarshal(r.Body, &body); err != nil || body.Version.Number == "" {
+		id.NotElasticsearch = "GET / answered 200 with a body that is not Elasticsearch's (no JSON object with version.number): " + snippet(r.Body)
 		return id, nil
 	}
 	id.Name, id.ClusterName, id.ClusterUUID = body.Name, body.ClusterName, body.ClusterUUID

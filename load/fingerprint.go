@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/internal/excerpt"
 )
 
 // FingerprintScheme names how Fingerprint is computed; it changes whenever the same corpus
@@ -264,14 +265,9 @@ func (e *VerifyError) Error() string {
 	return b.String()
 }
 
-// snippet shortens a document for a Problem.
-func snippet(b []byte) string {
-	const max = 120
-	if len(b) <= max {
-		return string(b)
-	}
-	return string(b[:max]) + "…"
-}
+// snippet quotes an engine's body in a Problem or an error: its first line, at most 120
+// bytes, saying how much more there was (a proxy's HTML error page is one line of a message).
+func snippet(b []byte) string { return excerpt.Line(b) }
 
 // diffSnippets shows two differing texts around their first difference, so a long source
 // that differs in one field does not print as two identical prefixes.

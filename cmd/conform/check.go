@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/conform-dev/conform/conformance/lab"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -23,16 +25,27 @@ cases; --junit writes one testcase per case for CI (the failure's message is its
 text the differences, the request and the explain command), --json writes the failures as
 records {"case","class","path","want","got"} with counts of cases and of failures by class.
 
-With no --target it checks conform's embedded engine, served on loopback. A --target's index
-must have the fixtures' field types (GET /{index}/_mapping; the variant it holds, designed or
-price-double, is printed on stderr): when they differ, check stops before any case, naming the
-fields, and exits 2. Nothing is timed and nothing is written to the target. Credentials never appear in any output. Exit 0 when every
-case passes, 1 when any response differs or is missing, 2 on a usage or infrastructure error
-(the target is not ready, cannot be reached, answers none of the cases or stops answering) or an
-interrupted check.
+With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
+nothing is written to the target. Credentials never appear in any output.
 
-Before any case, the target must hold the corpus, proved as "conform run" proves it (GET /,
-exact count, sample fingerprint). Progress goes to stderr (on a terminal one line, otherwise a
+Before any case, readiness probes the target as "conform run" does. It stops the check (exit
+2, no case sent) only when no result could mean anything: the target cannot be reached or
+does not answer, its index is missing, or it does not hold exactly the corpus's number of
+documents. Anything else it finds is a finding, printed first (on stderr as found, then at the
+top of the summary), recorded in --json ("findings") and as a failing JUnit testcase of its
+own (readiness/KIND), and the cases then run and classify what the target does wrong: a
+mapping whose field types differ in meaning from the fixtures' or cannot be told from them
+(GET /{index}/_mapping, compared by meaning, so ZincSearch's bool is boolean but its numeric
+cannot say whether it is a float; the variant the index holds, designed or price-double, is
+named when it can be told), a mapping that cannot be read, sampled documents (GET
+/{index}/_doc/{id}) that differ from the corpus, a GET / that answers 200 with a body that is
+not Elasticsearch's. --require-ready turns any finding into a refusal (exit 2), for a lab that
+must not check a target holding the wrong variant.
+
+Exit 0 when every case passes and readiness found nothing, 1 when any response differs or is
+missing or readiness made a finding, 2 on a usage or infrastructure error (the target is not
+ready, cannot be reached, answers none of the cases or stops answering) or an interrupted
+check. Progress goes to stderr (on a terminal one line, otherwise a
 line every 10 s). A target that goes twice --timeout without answering stops the check, as
 Ctrl-C does: the summary, --junit and --json then hold the cases checked so far, marked
 incomplete (the JUnit gets an "incomplete" error testcase), and the error says which target
@@ -57,6 +70,7 @@ and since when.`,
 	jsonOut := fs.String("json", "", "write the failures as JSON to `FILE`")
 	verbose := fs.Bool("v", false, "list every failing case with all its differences, not the first 20 cases' first difference")
 	sample := fs.Int("sample", load.DefaultSampleDocs, "documents in the corpus fingerprint the target is checked against before the cases")
+	requireReady := fs.Bool("require-ready", false, "refuse (exit 2) a target with any readiness finding instead of checking its cases")
 	noProgress := fs.Bool("no-progress", false, "no progress on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -112,10 +126,11 @@ and since when.`,
 	for _, c := range x.Caveats {
 		fmt.Fprintf(e.stderr, "warning: %s\n", c)
 	}
-	// The target must hold the corpus, proved as run proves it (GET /, the mapping by field
-	// type, exact count, sample fingerprint), before any case is sent; the variant it holds
-	// goes to stderr.
-	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample, Log: e.stderr}, f)
+	// The target must hold the corpus (it answers, the index exists, its exact count), proved
+	// before any case is sent; what else readiness finds (the mapping by meaning, the sample
+	// fingerprint, GET /) is a finding, and the cases run. The variant the index holds and
+	// each finding go to stderr.
+	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample, Log: e.stderr, RequireReady: *requireReady}, f)
 	if err != nil {
 		return infra(err)
 	}
@@ -125,7 +140,7 @@ and since when.`,
 		prog = report.NewCheckProgress(e.stderr, e.stderrIsTerminal)
 	}
 	checker := suite.Checker{
-		Ready:    func(ctx context.Context, t *target.Target) error { _, _, err := lb.Ready(ctx, t); return err },
+		Ready:    lb.Ready,
 		Progress: prog.Show,
 	}
 	run, runErr := checker.Check(ctx, t, f, x, opList, opts)
@@ -170,10 +185,30 @@ and since when.`,
 		first := run.Cases[0].Fault
 		return infra(fmt.Errorf("target %s answered none of the %d cases (the first: %v)", t.Name, len(run.Cases), first))
 	}
-	if run.Failed > 0 {
+	findings := ""
+	if n := len(run.Findings); n > 0 {
+		findings = fmt.Sprintf("readiness made %s (%s)", readiness.Plural(n, "finding"), findingKinds(run.Findings))
+	}
+	switch {
+	case run.Failed > 0 && findings != "":
+		return failed("%s, and %d of %d cases failed the strict check", findings, run.Failed, len(run.Cases))
+	case run.Failed > 0:
 		return failed("%d of %d cases failed the strict check", run.Failed, len(run.Cases))
+	case findings != "":
+		return failed("%s; every case passed the strict check", findings)
 	}
 	return nil
+}
+
+// findingKinds names the kinds of findings, in order, each once: "mapping, sample".
+func findingKinds(fs []readiness.Finding) string {
+	var kinds []string
+	for _, f := range fs {
+		if !slices.Contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	return strings.Join(kinds, ", ")
 }
 
 func envOr(e *env, name, def string) string {

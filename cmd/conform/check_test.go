@@ -195,6 +195,10 @@ type checkReport struct {
 	Failures        []struct {
 		Case, Class, Path, Want, Got string
 	} `json:"failures"`
+	Findings []struct {
+		Target, Kind, Summary string
+		Details               []string
+	} `json:"findings"`
 }
 
 func readCheckJSON(t *testing.T, path string) *checkReport {
@@ -652,11 +656,19 @@ func TestCheckInterruptedReadingTheMapping(t *testing.T) {
 	}
 }
 
-// A target whose index holds the price-double variant is not checked against the designed
-// fixtures: check stops before any case, naming the variant and the field, and exits 2.
-func TestCheckRefusesAnotherMappingVariant(t *testing.T) {
+// A target whose index holds the price-double variant is checked against the designed
+// fixtures: the mapping is a finding (the JSON's findings, a failing JUnit testcase of its
+// own, readiness/mapping, first), and every case is sent. With --require-ready it is refused
+// before any case, naming the variant and the field, exit 2. An index without the corpus's
+// count is refused either way.
+func TestCheckAnotherMappingVariantIsAFinding(t *testing.T) {
+	f := fixtures.Default()
+	docs := map[string]string{}
+	for _, d := range f.Docs {
+		docs[d.ID] = string(d.Source)
+	}
 	es := loadtest.NewFakeES()
-	es.AddIndex("catalogue", nil)
+	es.AddIndex("catalogue", docs)
 	pd, err := fixtures.VariantMapping(fixtures.VariantPriceDouble)
 	if err != nil {
 		t.Fatal(err)
@@ -664,12 +676,40 @@ func TestCheckRefusesAnotherMappingVariant(t *testing.T) {
 	es.SetMapping("catalogue", string(pd))
 	srv := httptest.NewServer(es)
 	defer srv.Close()
-	code, out, errOut := runCLI(t, nil, "check", "--target", "es="+srv.URL)
+	dir := t.TempDir()
+	js, junit := filepath.Join(dir, "check.json"), filepath.Join(dir, "junit.xml")
 	const why = "mapping differs from the fixtures': the index holds the price-double mapping, the fixtures are the designed mapping: price is double where the fixtures map scaled_float(100)"
-	if want := "es: index catalogue: " + why + "\nconform: target es is not ready: " + why + "; none of the 448 cases was checked\n"; code != exitUsage || errOut != want || out != "" {
-		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing and %q", code, out, errOut, want)
+	code, out, errOut := runCLI(t, nil, "check", "--target", "es="+srv.URL, "--ops", "counts", "--json", js, "--junit", junit)
+	if code != exitFail || !strings.HasPrefix(errOut, "es: FINDING "+why+"\n") || !strings.Contains(out, "READINESS FINDINGS (1; the cases ran; each finding fails the check):\n  es: "+why+"\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if n := es.RequestCount("POST /catalogue/_search"); n != 0 {
-		t.Errorf("check sent %d searches to a target it found not ready", n)
+	if n := es.RequestCount("POST /catalogue/_search"); n != 32 {
+		t.Errorf("check sent %d searches, want the 32 counts cases", n)
+	}
+	if r := readCheckJSON(t, js); len(r.Findings) != 1 || r.Findings[0].Target != "es" || r.Findings[0].Summary != why || r.Cases != 32 {
+		t.Errorf("JSON: findings %+v, %d cases", r.Findings, r.Cases)
+	}
+	j := readJUnit(t, junit)
+	if first := j.cases()[0]; first.name != "readiness/mapping" || first.kind != "failure" || first.message != why || first.typ != "finding:mapping" ||
+		!strings.Contains(first.text, "price is double where the fixtures map scaled_float(100)") || j.Tests != 33 {
+		t.Errorf("JUnit: %d tests, the first %+v", j.Tests, first)
+	}
+
+	code, out, errOut = runCLI(t, nil, "check", "--target", "es="+srv.URL, "--require-ready")
+	if want := "es: FINDING " + why + "\nconform: target es is not ready: 1 finding refused at readiness (--require-ready): " + why + "; none of the 448 cases was checked\n"; code != exitUsage || errOut != want || out != "" {
+		t.Errorf("--require-ready: exit %d, stdout %q, stderr %q; want 2, nothing and %q", code, out, errOut, want)
+	}
+	if n := es.RequestCount("POST /catalogue/_search"); n != 32 {
+		t.Errorf("--require-ready sent %d more searches to a target it refused", n-32)
+	}
+
+	empty := loadtest.NewFakeES()
+	empty.AddIndex("catalogue", nil)
+	empty.SetMapping("catalogue", string(f.Mapping))
+	esrv := httptest.NewServer(empty)
+	defer esrv.Close()
+	code, _, errOut = runCLI(t, nil, "check", "--target", "es="+esrv.URL)
+	if code != exitUsage || !strings.Contains(errOut, "conform: target es is not ready: the corpus on es is not the fixtures' corpus: index catalogue holds 0 documents, the corpus 10000; none of the 448 cases was checked") {
+		t.Errorf("an empty index: exit %d, stderr %q", code, errOut)
 	}
 }

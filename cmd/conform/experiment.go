@@ -40,8 +40,11 @@ Per cell (operation x clients) the verdict compares the variant's trial p50s ove
 with a test that respects the rounds and the natives as controls, each cell's own noise
 (moderated towards its client count's), Holm over all cells, and a practical threshold.
 adopt: both variants passed every check, no cell regressed, at least one improved. reject: a
-cell regressed (each named, with its size and p-value) or any response failed. no-change
-otherwise. Writes report.md, report.html, verdict.json, results.json (all rounds merged),
+cell regressed (each named, with its size and p-value), any response failed, or readiness made
+a finding on a variant's target (its mapping or sampled documents are not the fixtures', say:
+a correctness problem, so never adopt; the rounds still run, and report.md lists the findings
+first). no-change otherwise. --require-ready makes a finding keep the rounds waiting and then
+refuse the experiment instead (exit 2). Writes report.md, report.html, verdict.json, results.json (all rounds merged),
 manifest.json (every round) and rounds/round-N/ with each round's results.
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell

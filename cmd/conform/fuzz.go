@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/conform-dev/conform/conformance/fuzz"
 	"github.com/conform-dev/conform/conformance/lab"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -41,10 +43,15 @@ workload of cases named by the groups, fuzz/...) that "conform check --fixtures 
 DIR must not exist or be empty (checked before fuzzing starts), unless --force is given: an
 earlier session's saved cases are not replaced without a word.
 
-The target must hold the corpus, proved as "conform run" proves it (GET /, exact count, sample
-fingerprint). With no --target it fuzzes the embedded engine served on loopback. A live oracle
-(--oracle live:URL) is a real Elasticsearch holding the corpus; golden files answer only their
-own workload, so they cannot be a fuzzing oracle.
+Readiness probes the target as "conform run" does: it stops the fuzzing (exit 2) only when the
+target cannot be reached, its index is missing or it does not hold exactly the corpus's number
+of documents; anything else it finds (a mapping that differs from the fixtures' in meaning or
+cannot be read, sampled documents that differ, a GET / that is not Elasticsearch's) is a
+finding, printed first, and the fuzzing goes on; a finding makes the exit 1.
+--require-ready refuses such a target instead (exit 2). With no --target it fuzzes the embedded
+engine served on loopback. A live oracle (--oracle live:URL) is a real Elasticsearch holding
+the corpus, and must be ready without a finding: expected answers are only as good as it is.
+Golden files answer only their own workload, so they cannot be a fuzzing oracle.
 
 --invariants needs no oracle: it checks what holds on any correct engine (search_after paging
 visits every match once, in order; hits.total equals _count; terms buckets plus
@@ -80,6 +87,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	invariants := fs.Bool("invariants", false, "check oracle-free invariants on the target instead of comparing with an oracle")
 	features := fs.Bool("features", false, "also print how many requests used each feature")
 	sample := fs.Int("sample", load.DefaultSampleDocs, "documents in the corpus fingerprint the target is checked against")
+	requireReady := fs.Bool("require-ready", false, "refuse (exit 2) a target with any readiness finding instead of fuzzing it")
 	noProgress := fs.Bool("no-progress", false, "no progress on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -168,13 +176,20 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	// The target must hold the corpus, proved as run proves it.
-	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample}, f)
+	// The target must hold the corpus, proved as run proves it; what else readiness finds is
+	// printed first and fails the run, and the fuzzing goes on.
+	lb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample, Log: e.stderr, RequireReady: *requireReady}, f)
 	if err != nil {
 		return infra(err)
 	}
-	if _, _, err := lb.Ready(ctx, t); err != nil {
+	defer lb.Close()
+	rr, err := lb.Ready(ctx, t)
+	if err != nil {
 		return infra(fmt.Errorf("target %s (%s) is not ready: %w", t.Name, t.Redacted(), t.Scrub(err)))
+	}
+	if len(rr.Findings) > 0 {
+		report.WriteFindings(e.stdout, rr.Findings, "the fuzzing goes on; each finding fails it", false)
+		fmt.Fprintln(e.stdout)
 	}
 	targetDo, err := fuzz.TargetDoer(t)
 	if err != nil {
@@ -194,12 +209,19 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 			return infra(runErr)
 		}
 		rep.Render(e.stdout, fuzz.RenderOptions{Target: t.Name + " (" + t.Redacted() + ")", Index: t.IndexFor(index), Curl: t.Curl})
-		return fuzzExit(rep.Stopped, runErr, len(rep.Violations), "broken invariant")
+		return withFindings(fuzzExit(rep.Stopped, runErr, len(rep.Violations), "broken invariant"), rr.Findings)
 	}
 
 	if oracleTarget != nil {
 		ot := oracleTarget
-		if _, _, err := lb.Ready(ctx, ot); err != nil {
+		// The oracle's answers are the expectations: a finding on it (another mapping, other
+		// documents) would make them wrong, so it refuses the oracle.
+		olb, err := lab.Open(ctx, lab.Config{SampleDocs: *sample, RequireReady: true}, f)
+		if err != nil {
+			return infra(err)
+		}
+		defer olb.Close()
+		if _, err := olb.Ready(ctx, ot); err != nil {
 			return infra(fmt.Errorf("oracle %s is not ready: %w", ot.Redacted(), ot.Scrub(err)))
 		}
 		if oracleDo, err = fuzz.TargetDoer(ot); err != nil {
@@ -225,7 +247,24 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		}
 		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
 	}
-	return fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement")
+	return withFindings(fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement"), rr.Findings)
+}
+
+// withFindings fails a run whose target had readiness findings: it says them before what the
+// run found, and never turns an infrastructure error (exit 2) into a failure.
+func withFindings(err error, fs []readiness.Finding) error {
+	if len(fs) == 0 {
+		return err
+	}
+	said := fmt.Sprintf("readiness made %s (%s)", readiness.Plural(len(fs), "finding"), findingKinds(fs))
+	var ee *exitError
+	switch {
+	case err == nil:
+		return failed("%s", said)
+	case errors.As(err, &ee) && ee.code == exitFail:
+		return failed("%s, and %v", said, err)
+	}
+	return err
 }
 
 func targetArg(specs []string, name string) string {

@@ -21,6 +21,7 @@ type labFlags struct {
 	images       listFlag
 	limits       listFlag
 	containers   string
+	requireReady bool
 }
 
 func (l *labFlags) register(fs *flag.FlagSet) {
@@ -31,6 +32,7 @@ func (l *labFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&l.sample, "sample", load.DefaultSampleDocs, "documents in the corpus fingerprint each target is checked against before timing")
 	fs.Var(&l.images, "image", "record an engine's image id in the manifest, as `NAME=ID` (repeatable)")
 	fs.Var(&l.limits, "limits", "record an engine's resource limits in the manifest, as `NAME=TEXT` (repeatable), e.g. es='2 CPUs, 4 GiB'")
+	fs.BoolVar(&l.requireReady, "require-ready", false, "refuse (exit 2) a target with any readiness finding (a mapping or sampled documents that are not the fixtures') instead of measuring it")
 	fs.StringVar(&l.containers, "containers", "", "comma-separated docker container `LIST` whose image ids and limits to record (default: the lab's, when docker answers)")
 }
 
@@ -48,7 +50,7 @@ func (l *labFlags) open(ctx context.Context, e *env, f *fixtures.Fixtures) (*lab
 	if l.qdrant != "" && l.collection == "" {
 		return nil, usageErr("--qdrant needs --collection NAME")
 	}
-	c := lab.Config{Qdrant: l.qdrant, Collection: l.collection, QdrantTLS: l.qdrantTLS, SampleDocs: l.sample, Images: l.images, Limits: l.limits, Log: e.stderr}
+	c := lab.Config{Qdrant: l.qdrant, Collection: l.collection, QdrantTLS: l.qdrantTLS, SampleDocs: l.sample, Images: l.images, Limits: l.limits, Log: e.stderr, RequireReady: l.requireReady}
 	if l.qdrant != "" {
 		c.QdrantAPIKey = e.getenv(l.qdrantKeyEnv)
 	}

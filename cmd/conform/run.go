@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/runner"
 )
@@ -21,8 +22,14 @@ The expected responses are computed once, before any timing.
 
 With no --target, conform serves its embedded Elasticsearch 8.15 engine on loopback with the
 fixtures loaded and runs against it (that is "make run"). Targets must already hold the corpus
-(see "conform load"); readiness is checked first: GET /, the document count, the corpus
-fingerprint, and one case through the timed path. On a small machine give conform and the
+(see "conform load"); readiness is checked first: GET /, the document count, the mapping, the
+corpus fingerprint, and one case through the timed path. Readiness stops the run (exit 2) only when
+a target cannot be reached, its index is missing or it does not hold exactly the corpus's
+number of documents; anything else it finds (a mapping that differs from the fixtures' in
+meaning or cannot be read, sampled documents that differ, a GET / that is not
+Elasticsearch's) is a finding: printed first, recorded in results.json, manifest.json and
+at the top of the reports, and the run goes on; a finding makes the exit 1. --require-ready
+refuses such a target instead (exit 2). On a small machine give conform and the
 targets separate CPUs (--cpus here, taskset or conform serve --cpus for the targets): clients
 sharing CPUs with the servers they time make the latencies far noisier.
 
@@ -34,8 +41,8 @@ figures rest on ("0.153 (6 of 200 passed)").
 
 Writes into --out: results.json (docs/RESULTS.md; rewritten after every trial, so an
 interrupted run leaves valid partial results), report.md, report.html, manifest.json and
-benchstat.txt. Exits 1 when any response failed the check, 2 on an infrastructure error or an
-interrupted run.`,
+benchstat.txt. Exits 1 when any response failed the check or readiness made a finding, 2 on an
+infrastructure error, a target readiness stopped or refused, or an interrupted run.`,
 		"conform run                                        # the embedded default, like make run",
 		"conform run --target es=http://127.0.0.1:9200 --target gw=http://127.0.0.1:8080 --out results/es-vs-gw",
 		"REQUESTS=200 TRIALS=3 WARMUP=40 conform run --target os=https://admin@127.0.0.1:9201 --ca ca.pem --clients 1,8",
@@ -124,7 +131,13 @@ interrupted run.`,
 	if runErr != nil {
 		return infra(fmt.Errorf("%v; partial results in %s", runErr, dir))
 	}
-	if n := res.Counts(); n.Any() {
+	n := res.Counts()
+	switch {
+	case len(res.Findings) > 0 && n.Any():
+		return failed("readiness made %s (%s); %s; see %s", readiness.Plural(len(res.Findings), "finding"), findingKinds(res.Findings), n.Sentence(), filepath.Join(dir, report.MarkdownFile))
+	case len(res.Findings) > 0:
+		return failed("readiness made %s (%s); every measured response passed; see %s", readiness.Plural(len(res.Findings), "finding"), findingKinds(res.Findings), filepath.Join(dir, report.MarkdownFile))
+	case n.Any():
 		return failed("%s; see %s", n.Sentence(), filepath.Join(dir, report.MarkdownFile))
 	}
 	return nil

@@ -304,9 +304,10 @@ func TestRunUsageErrors(t *testing.T) {
 	}
 }
 
-// --qdrant: before timing, the gateway's backend must be healthy, green and hold the corpus;
-// its probe (version, status, exact count, fingerprint) is recorded with the target. A backend
-// that lost points keeps the run from starting.
+// --qdrant: before timing, the gateway's backend must be healthy and hold the corpus; its probe
+// (version, status, exact count, fingerprint) is recorded with the target. A collection that
+// is not green is a finding: the run goes on, records it and exits 1; --require-ready refuses
+// it. A backend that lost points keeps the run from starting.
 func TestRunProbesQdrantBackend(t *testing.T) {
 	dir, _ := smallFixturesDir(t)
 	fq := loadtest.NewFakeQdrant()
@@ -337,9 +338,37 @@ func TestRunProbesQdrantBackend(t *testing.T) {
 
 	fq.DropPoints = 0
 	fq.StatusOverride = 3 // red
+	red := t.TempDir()
+	code, stdout, stderr = runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--ops", "get", "--clients", "1", "--out", red)
+	const finding = "qdrant collection catalogue is red, not green: an optimisation is running or pending"
+	if code != exitFail || !strings.Contains(stderr, "embedded: FINDING "+finding) || !strings.Contains(stdout, "READINESS FINDINGS (1; the run went on; each finding fails it):") ||
+		!strings.Contains(stderr, "conform: readiness made 1 finding (qdrant); every measured response passed") {
+		t.Errorf("a red collection: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if r := readResults(t, red); len(r.Findings) != 1 || r.Findings[0].Summary != finding || r.TotalPassed() != 10 {
+		t.Errorf("results.json: findings %+v, %d passed", r.Findings, r.TotalPassed())
+	}
+	for file, want := range map[string]string{
+		report.MarkdownFile: "## Readiness findings\n\n1 finding: the run went on, and each fails it.\n\n- **embedded** qdrant: " + finding,
+		report.HTMLFile:     "<h2>Readiness findings</h2>",
+		report.ManifestFile: `"summary": "` + finding + `"`,
+	} {
+		if b, _ := os.ReadFile(filepath.Join(red, file)); !strings.Contains(string(b), want) {
+			t.Errorf("%s does not hold the finding (%q)", file, want)
+		}
+	}
+	code, _, stderr = runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--ops", "get", "--clients", "1", "--out", t.TempDir(), "--require-ready")
+	if code != exitUsage || !strings.Contains(stderr, "target embedded is not ready: 1 finding refused at readiness (--require-ready): "+finding) {
+		t.Errorf("a red collection, --require-ready: exit %d, %q", code, stderr)
+	}
+	fq.StatusOverride = 0
+	fq.DropPoints = 1
+	if code, out, errOut := runConform(t, nil, "load", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--recreate"); code != exitFail {
+		t.Fatalf("reloading the fake Qdrant one point short: exit %d\n%s\n%s", code, out, errOut)
+	}
 	code, _, stderr = runCLI(t, env, "run", "--fixtures", dir, "--qdrant", addr, "--collection", "catalogue", "--ops", "get", "--clients", "1", "--out", t.TempDir())
-	if code != exitUsage || !strings.Contains(stderr, "not ready") {
-		t.Errorf("a red collection: exit %d, %q", code, stderr)
+	if code != exitUsage || !strings.Contains(stderr, "qdrant collection catalogue does not hold the corpus: 299 points, the corpus 300 documents") {
+		t.Errorf("a collection that lost a point: exit %d, %q", code, stderr)
 	}
 }
 
@@ -363,7 +392,7 @@ func TestRunRefusesATargetWithoutTheCorpus(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	r := readResults(t, dir)
-	if r.Complete || !strings.Contains(r.Incomplete, "count: want 10000, got 9999") || r.TotalPassed() != 0 {
+	if r.Complete || !strings.Contains(r.Incomplete, "index catalogue holds 9999 documents, the corpus 10000") || r.TotalPassed() != 0 {
 		t.Errorf("results: complete %v, incomplete %q, %d passed", r.Complete, r.Incomplete, r.TotalPassed())
 	}
 	if md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile)); !strings.Contains(string(md), "Nothing was measured.") {

@@ -158,6 +158,8 @@ type Result struct {
 	// variant with failed checks.
 	Reasons  []string
 	Failures map[Variant]int
+	// Findings are, per variant, readiness's findings on its target (Input.Findings).
+	Findings map[Variant][]string
 	// NativeFaster counts, per variant and native engine, the cells in which that native's
 	// median trial p50 (over the variant's rounds) was below the variant's.
 	NativeFaster map[Variant]map[string]int
@@ -173,7 +175,8 @@ type Result struct {
 }
 
 // Analyze compares candidate with baseline in every cell and decides the verdict: reject
-// when a variant failed any check or a cell regressed significantly beyond the threshold;
+// when a variant failed any check, has a readiness finding, or a cell regressed
+// significantly beyond the threshold;
 // adopt when both variants passed every check, no cell regressed and at least one improved;
 // no-change otherwise.
 func Analyze(in Input, opts Options) (*Result, error) { return analyze(in, opts, true) }
@@ -206,6 +209,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 		Alpha:     opts.Alpha,
 		Threshold: opts.Threshold,
 		Failures:  map[Variant]int{Baseline: in.Failures[Baseline], Candidate: in.Failures[Candidate]},
+		Findings:  in.Findings,
 		Warnings:  warnings,
 	}
 	for i, c := range in.Cells {
@@ -292,6 +296,11 @@ func decide(res *Result) (Verdict, []string) {
 	for _, v := range []Variant{Baseline, Candidate} {
 		if n := res.Failures[v]; n > 0 {
 			reasons = append(reasons, fmt.Sprintf("%s: %s failed the check", v, count(n, "response", "responses")))
+		}
+		// A readiness finding (the target's mapping or sampled documents are not the
+		// fixtures') is a correctness problem, as a failed response is.
+		if fs := res.Findings[v]; len(fs) > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s: %s at readiness: %s", v, count(len(fs), "finding", "findings"), strings.Join(fs, "; ")))
 		}
 	}
 	improved := 0

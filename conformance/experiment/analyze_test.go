@@ -181,17 +181,23 @@ func TestVerdict(t *testing.T) {
 		failures map[Variant]int
 		want     Verdict
 		reasonIn string
+		findings map[Variant][]string
 	}{
-		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell improved"},
-		{"an improvement and a regression: reject, whatever the count", scaled(0.9, 0.9, 0.9, 1.05), nil, Reject, "page@8 regressed +5.0%"},
-		{"no change anywhere: no-change", scaled(1, 1, 1, 1), nil, NoChangeFound, "no cell changed"},
-		{"changes under the threshold are no change", scaled(0.99, 1.01, 0.995, 1.015), nil, NoChangeFound, "no cell changed"},
-		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 responses failed"},
-		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response failed"},
+		{"one clear improvement, nothing else: adopt", scaled(0.9, 1, 1, 1), nil, Adopt, "1 cell improved", nil},
+		{"an improvement and a regression: reject, whatever the count", scaled(0.9, 0.9, 0.9, 1.05), nil, Reject, "page@8 regressed +5.0%", nil},
+		{"no change anywhere: no-change", scaled(1, 1, 1, 1), nil, NoChangeFound, "no cell changed", nil},
+		{"changes under the threshold are no change", scaled(0.99, 1.01, 0.995, 1.015), nil, NoChangeFound, "no cell changed", nil},
+		{"improvements but a failed check of the candidate: reject", scaled(0.9, 0.9, 0.9, 0.9), map[Variant]int{Candidate: 3}, Reject, "candidate: 3 responses failed", nil},
+		{"a failed check of the baseline also rejects: correctness must be perfect for both", scaled(0.9, 1, 1, 1), map[Variant]int{Baseline: 1}, Reject, "baseline: 1 response failed", nil},
+		{"a readiness finding on the candidate is a correctness problem: never adopt", scaled(0.9, 1, 1, 1), nil, Reject,
+			"candidate: 1 finding at readiness: mapping differs from the fixtures'", map[Variant][]string{Candidate: {"mapping differs from the fixtures'"}}},
+		{"a finding on the baseline rejects too, even with no change", scaled(1, 1, 1, 1), nil, Reject,
+			"baseline: 2 findings at readiness: sample: 3 of the 100; identity: x", map[Variant][]string{Baseline: {"sample: 3 of the 100", "identity: x"}}},
 	}
 	for _, tt := range tests {
 		in := balancedInput(ABBA(2), 0.002, 0.003, keys, base, tt.cand)
 		in.Failures = tt.failures
+		in.Findings = tt.findings
 		res, err := Analyze(in, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.reason, err)

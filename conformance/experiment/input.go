@@ -62,6 +62,10 @@ type Input struct {
 	Cells []Cell
 	// Failures counts responses of each variant that failed the check, over all rounds.
 	Failures map[Variant]int
+	// Findings lists, per variant, what readiness found wrong with its target in any round
+	// (a mapping that differs, sampled documents that differ, ...), one line each. A finding
+	// is a correctness problem: a variant with one cannot be adopted.
+	Findings map[Variant][]string
 }
 
 // obs is one cell's measurements in natural-log space, the scale on which latency noise is

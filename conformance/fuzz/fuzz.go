@@ -11,6 +11,7 @@ import (
 
 	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/internal/excerpt"
 	"github.com/conform-dev/conform/oracle/engine"
 	"github.com/tidwall/gjson"
 )
@@ -418,7 +419,7 @@ func (r *runner) one(ctx context.Context, req *Request) (f *found, oerr string, 
 		return nil, "", fmt.Errorf("oracle: %w", err)
 	}
 	if want.Status >= 400 && !(want.Status == 404 && c.Method == "GET") {
-		oerr = fmt.Sprintf("request %d: HTTP %d %s: %.300s", req.Seq, want.Status, Marshal(c.Body), want.Body)
+		oerr = fmt.Sprintf("request %d: HTTP %d %s: %s", req.Seq, want.Status, Marshal(c.Body), excerpt.Line(want.Body))
 	}
 	got, err := r.ask(ctx, r.cfg.Target, r.cfg.TargetIndex, c)
 	if err != nil {

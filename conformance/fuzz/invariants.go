@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/internal/excerpt"
 	"github.com/tidwall/gjson"
 )
 
@@ -150,7 +151,7 @@ func (iv *invRun) check(ctx context.Context, seq int, name string) (*Violation, 
 		return &Violation{Seq: seq, Invariant: name, Detail: detail, Requests: cs}
 	}
 	refused := func(c *Case, st int, b []byte) *Violation {
-		return viol(fmt.Sprintf("HTTP %d to a valid request: %.300s", st, b), c)
+		return viol(fmt.Sprintf("HTTP %d to a valid request: %s", st, excerpt.Line(b)), c)
 	}
 	cc := countCase(q)
 	st, b, err := iv.ask(ctx, cc)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load"
@@ -31,8 +32,12 @@ type Config struct {
 	// Containers are the docker containers whose image ids and limits to record; nil means
 	// load.LabContainers.
 	Containers []string
-	// Log, when set, gets one line per target's readiness: the mapping variant its index holds.
+	// Log, when set, gets one line per target's readiness (the mapping variant its index
+	// holds) and one per finding, each written once.
 	Log io.Writer
+	// RequireReady makes any finding refuse the target (a *readiness.Refused) rather than
+	// let its cases run: for a lab that must not time a target holding the wrong variant.
+	RequireReady bool
 }
 
 // Lab is an opened lab: the probes run before timing and what the manifest records.
@@ -83,84 +88,113 @@ func (l *Lab) Close() error {
 	return nil
 }
 
-// Ready proves a target holds the corpus before it is timed: its identity, an exact document
-// count equal to the corpus size, the fixtures' field types (load.MappingCheck: an index of
-// another mapping variant is not ready, and the error names the variant and the fields), and
-// a fingerprint over a fixed sample of documents equal to the corpus's; with a Qdrant backend, the backend's health, collection status (green),
-// exact point count and the same fingerprint. Anything else is not ready. It returns the
-// target's identity and the probes, as runner.Run's Ready hook records them.
-func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map[string]any, error) {
+// Ready proves a target holds the corpus before it is checked or timed, and says what else it
+// found. It stops the command (an error) only for what makes every result meaningless: the
+// target cannot be reached or does not answer, the index is missing or cannot be counted, or
+// its exact document count is not the corpus's; with a Qdrant backend, the same for its
+// collection. Everything else it finds is a readiness.Finding, and the cases then run and
+// classify what the target does wrong: GET / answering 200 with a body that is not
+// Elasticsearch's; a mapping whose field types differ from the fixtures' in meaning, cannot be
+// told from them (another engine's vocabulary) or cannot be read (load.MappingCheck names the
+// variant and the fields); sampled documents that differ from the corpus; a Qdrant collection
+// that is not green or whose sampled points differ. With Config.RequireReady any finding is a
+// *readiness.Refused instead. It returns the target's identity, the probes (for the manifest)
+// and the findings.
+func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, error) {
 	tp, err := t.Transport()
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
 	p, err := load.ProbeES(ctx, tp, t.IndexFor(l.f.Workload.Index), l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
-	if m := p.Mapping; m != nil && l.cfg.Log != nil {
-		l.logOnce(t.Name, fmt.Sprintf("%s: index %s: %s\n", t.Name, p.Index, m.Summary()))
+	if m := p.Mapping; m != nil && m.Matches() && m.NotServed == "" && l.cfg.Log != nil {
+		// The variant the index holds; a mapping that differs is said as a finding below.
+		l.logOnce(t.Name+"/mapping", fmt.Sprintf("%s: index %s: %s\n", t.Name, p.Index, m.Summary()))
 	}
-	if !p.Mapping.Matches() {
-		return nil, nil, fmt.Errorf("%s", p.Mapping.Summary())
-	}
-	if !p.Intact() {
-		return nil, nil, fmt.Errorf("the corpus on %s is not the fixtures' corpus: %s", t.Name, problems(p.Problems))
+	if c := p.CountProblem(); c != nil {
+		return readiness.Result{}, fmt.Errorf("the corpus on %s is not the fixtures' corpus: index %s holds %s documents, the corpus %s", t.Name, p.Index, c.Got, c.Want)
 	}
 	ident, _ := json.Marshal(p.Identity)
-	probes := map[string]any{"corpus": p}
+	res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": p}, Findings: esFindings(t.Name, p)}
 	if l.qc != nil {
 		qp, err := load.ProbeQdrant(ctx, l.qc, l.cfg.Collection, l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 		if err != nil {
-			return nil, nil, fmt.Errorf("qdrant %s: %w", l.cfg.Qdrant, err)
+			return readiness.Result{}, fmt.Errorf("qdrant %s: %w", l.cfg.Qdrant, err)
 		}
-		if !qp.Ready() || !qp.Intact() {
-			return nil, nil, fmt.Errorf("qdrant collection %s is not ready with the corpus: status %s, %d points, %s",
-				l.cfg.Collection, qp.Status, qp.Count, problems(qp.Problems))
+		for _, q := range qp.Problems {
+			if q.Kind == "count" {
+				return readiness.Result{}, fmt.Errorf("qdrant collection %s does not hold the corpus: %d points, the corpus %s documents", l.cfg.Collection, qp.Count, q.Want)
+			}
 		}
-		probes["qdrant"] = qp
+		res.Probes["qdrant"] = qp
+		res.Findings = append(res.Findings, qdrantFindings(t.Name, l.cfg.Collection, qp)...)
 	}
-	return ident, probes, nil
+	if l.cfg.Log != nil {
+		for _, f := range res.Findings {
+			l.logOnce(t.Name+"/"+f.Kind+"/"+f.Summary, fmt.Sprintf("%s: FINDING %s\n", t.Name, f))
+		}
+	}
+	if len(res.Findings) > 0 && l.cfg.RequireReady {
+		return readiness.Result{}, &readiness.Refused{Target: t.Name, Findings: res.Findings}
+	}
+	return res, nil
 }
 
-// MappingReady is the readiness of a target's mapping alone, for a command that needs no
-// corpus proof (check): GET /{index}/_mapping compared with the fixtures' by field type. It
-// writes the variant the index holds to w (when not nil) and returns an error naming the
-// variant and the fields when they differ. A target that does not serve the mapping is ready
-// as far as this goes (the line says it was not compared).
-func MappingReady(ctx context.Context, t *target.Target, f *fixtures.Fixtures, w io.Writer) (*load.MappingCheck, error) {
-	tp, err := t.Transport()
-	if err != nil {
-		return nil, err
+// esFindings turns an Elasticsearch-compatible probe into findings: GET / that is not
+// Elasticsearch's, a mapping that differs, cannot be told or cannot be read, and sampled
+// documents that differ.
+func esFindings(name string, p *load.Probe) []readiness.Finding {
+	var out []readiness.Finding
+	if s := p.Identity.NotElasticsearch; s != "" {
+		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindIdentity, Summary: s})
 	}
-	index := t.IndexFor(f.Workload.Index)
-	m, err := load.ProbeMapping(ctx, tp, index, f)
-	if err != nil {
-		return nil, err
+	if m := p.Mapping; m != nil {
+		switch {
+		case m.NotServed != "":
+			out = append(out, readiness.Finding{Target: name, Kind: readiness.KindMapping,
+				Summary: "the mapping of index " + p.Index + " could not be read, so its field types were not compared with the fixtures' (" + m.NotServed + ")"})
+		case !m.Matches():
+			out = append(out, readiness.Finding{Target: name, Kind: readiness.KindMapping, Summary: m.Summary(), Details: m.FieldLines()})
+		}
 	}
-	if w != nil {
-		fmt.Fprintf(w, "%s: index %s: %s\n", t.Name, index, m.Summary())
+	if ps := p.SampleProblems(); len(ps) > 0 {
+		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindSample,
+			Summary: fmt.Sprintf("%d of the %d sampled documents (GET /%s/_doc/{id}) differ from the corpus; the first: %s", len(ps), p.Sample.Docs, p.Index, ps[0]),
+			Details: problemLines(ps)})
 	}
-	if !m.Matches() {
-		return m, fmt.Errorf("%s is not ready: %s", t.Name, m.Summary())
-	}
-	return m, nil
+	return out
 }
 
-// problems lists the first five problems of a probe, and how many more there are.
-func problems(ps []load.Problem) string {
-	if len(ps) == 0 {
-		return "no problem recorded"
+// qdrantFindings turns a Qdrant backend's probe into findings: a collection that is not
+// green (an optimisation running or pending: latencies measured meanwhile include it), and
+// sampled points or payload indexes that differ from the corpus.
+func qdrantFindings(name, collection string, qp *load.QdrantProbe) []readiness.Finding {
+	var out []readiness.Finding
+	if !qp.Ready() {
+		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindQdrant,
+			Summary: fmt.Sprintf("qdrant collection %s is %s, not green: an optimisation is running or pending", collection, qp.Status)})
 	}
+	if len(qp.Problems) > 0 {
+		out = append(out, readiness.Finding{Target: name, Kind: readiness.KindQdrant,
+			Summary: fmt.Sprintf("qdrant collection %s differs from the corpus (%s); the first: %s", collection, readiness.Plural(len(qp.Problems), "problem"), qp.Problems[0]),
+			Details: problemLines(qp.Problems)})
+	}
+	return out
+}
+
+// problemLines is a line per problem, the first 20 and how many more.
+func problemLines(ps []load.Problem) []string {
 	var out []string
 	for i, p := range ps {
-		if i == 5 {
-			out = append(out, fmt.Sprintf("and %d more", len(ps)-5))
+		if i == 20 {
+			out = append(out, fmt.Sprintf("and %d more", len(ps)-20))
 			break
 		}
-		out = append(out, fmt.Sprint(p))
+		out = append(out, p.String())
 	}
-	return strings.Join(out, "; ")
+	return out
 }
 
 // Environment is what the manifest records about the engines, by engine name: the user's

@@ -2,11 +2,15 @@ package lab_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/conform-dev/conform/conformance/lab"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
@@ -51,18 +55,19 @@ func TestReady(t *testing.T) {
 		why    string
 	}{
 		{f, "", "the corpus itself"},
-		{generate(t, 200), "the corpus on es is not the fixtures' corpus: ", "a smaller corpus"},
+		{generate(t, 200), "the corpus on es is not the fixtures' corpus: index catalogue holds 200 documents, the corpus 300", "a smaller corpus"},
 	} {
 		l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 50}, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ident, probes, err := l.Ready(context.Background(), serve(t, tc.served))
+		rr, err := l.Ready(context.Background(), serve(t, tc.served))
+		ident, probes := rr.Identity, rr.Probes
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.why, err)
-		case tc.want == "" && (len(ident) == 0 || probes["corpus"] == nil || probes["qdrant"] != nil):
-			t.Errorf("%s: identity %s, probes %v; want an identity and the corpus probe alone", tc.why, ident, probes)
+		case tc.want == "" && (len(ident) == 0 || probes["corpus"] == nil || probes["qdrant"] != nil || len(rr.Findings) > 0):
+			t.Errorf("%s: identity %s, probes %v, findings %v; want an identity, the corpus probe alone and no finding", tc.why, ident, probes, rr.Findings)
 		case tc.want == "":
 			if p := probes["corpus"].(*load.Probe); p.Sample.Docs != 50 || p.Count != 300 {
 				t.Errorf("%s: sample of %d documents, count %d; want 50 and 300", tc.why, p.Sample.Docs, p.Count)
@@ -110,54 +115,127 @@ func TestEnvironmentDeclarations(t *testing.T) {
 	}
 }
 
-// A target whose index holds another mapping variant is not ready, in run (Ready) and in check
-// (MappingReady): the error names the variant and the field, and the log line says which
-// variant the index holds either way.
-func TestReadyComparesTheMapping(t *testing.T) {
+// fakeES serves the fake Elasticsearch holding f's corpus under the given mapping, with
+// wrap (when not nil) in front of it, as target "es".
+func fakeES(t *testing.T, f *fixtures.Fixtures, mapping string, edit func(*loadtest.FakeES), docsEdit func(map[string]string), wrap func(http.Handler) http.Handler) *target.Target {
+	t.Helper()
+	es := loadtest.NewFakeES()
+	docs := map[string]string{}
+	for _, d := range f.Docs {
+		docs[d.ID] = string(d.Source)
+	}
+	if docsEdit != nil {
+		docsEdit(docs)
+	}
+	es.AddIndex("catalogue", docs)
+	es.SetMapping("catalogue", mapping)
+	if edit != nil {
+		edit(es)
+	}
+	var h http.Handler = es
+	if wrap != nil {
+		h = wrap(es)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tg, err := target.Parse("es="+srv.URL, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// What readiness finds without stopping: another mapping variant (named, with the field), a
+// mapping that cannot be read, sampled documents that differ, a GET / that is not
+// Elasticsearch's. Each is a finding, the target is ready, and the log says each once;
+// RequireReady refuses the same target, naming the findings. A wrong count or a missing index
+// stops it either way.
+func TestReadyFindings(t *testing.T) {
 	f := generate(t, 300)
 	pd, err := fixtures.VariantMapping(fixtures.VariantPriceDouble)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "mapping differs from the fixtures': the index holds the price-double mapping, the fixtures are the designed mapping: price is double where the fixtures map scaled_float(100)"
+	const variant = "mapping differs from the fixtures': the index holds the price-double mapping, the fixtures are the designed mapping: price is double where the fixtures map scaled_float(100)"
+	html := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/" {
+				w.Header().Set("Content-Type", "text/html")
+				io.WriteString(w, "<!DOCTYPE html>\n<html>\n<head><title>Login</title></head>\n<body>\nsign in\n</body>\n</html>\n")
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	first := f.Docs[0].ID
 	for _, tc := range []struct {
-		mapping string
-		err     string // "" for ready
-		line    string
+		why      string
+		mapping  string
+		edit     func(*loadtest.FakeES)
+		docs     func(map[string]string)
+		wrap     func(http.Handler) http.Handler
+		findings string // kind: summary, one per line
+		err      string // a stop
 	}{
-		{string(f.Mapping), "", "es: index catalogue: mapping: the designed mapping, as the fixtures\n"},
-		{string(pd), want, "es: index catalogue: " + want + "\n"},
+		{why: "the fixtures' own corpus and mapping", mapping: string(f.Mapping)},
+		{why: "the price-double variant", mapping: string(pd), findings: variant},
+		{why: "a mapping API that answers 405", mapping: string(f.Mapping), edit: func(es *loadtest.FakeES) { es.NoMappingAPI = true },
+			findings: "mapping: the mapping of index catalogue could not be read, so its field types were not compared with the fixtures' (GET /catalogue/_mapping answered HTTP 405)"},
+		{why: "a sampled document that differs", mapping: string(f.Mapping), docs: func(docs map[string]string) {
+			docs[first] = strings.Replace(docs[first], `"sku":"`, `"sku":"X`, 1)
+		}, findings: "sample: 1 of the 50 sampled documents (GET /catalogue/_doc/{id}) differ from the corpus; the first: source \"" + first + "\""},
+		{why: "GET / answering a login page", mapping: string(f.Mapping), wrap: html,
+			findings: "identity: GET / answered 200 with a body that is not Elasticsearch's (no JSON object with version.number): <!DOCTYPE html>… (7 lines, 88 bytes)"},
+		{why: "a document too many", mapping: string(f.Mapping), docs: func(docs map[string]string) {
+			docs["extra"] = `{"sku":"extra"}`
+		}, err: "the corpus on es is not the fixtures' corpus: index catalogue holds 301 documents, the corpus 300"},
+		{why: "no index", mapping: string(f.Mapping), wrap: func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/catalogue") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(404)
+					io.WriteString(w, `{"error":{"type":"index_not_found_exception","reason":"no such index [catalogue]"},"status":404}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}, err: "there is no index catalogue (GET /catalogue/_count: HTTP 404: "},
 	} {
-		es := loadtest.NewFakeES()
-		docs := map[string]string{}
-		for _, d := range f.Docs {
-			docs[d.ID] = string(d.Source)
-		}
-		es.AddIndex("catalogue", docs)
-		es.SetMapping("catalogue", tc.mapping)
-		srv := httptest.NewServer(es)
-		tg, err := target.Parse("es="+srv.URL, target.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var log strings.Builder
-		l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 50, Log: &log}, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, err = l.Ready(context.Background(), tg)
-		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
-			t.Errorf("Ready: error %v, want %q", err, tc.err)
-		}
-		var check strings.Builder
-		_, err = lab.MappingReady(context.Background(), tg, f, &check)
-		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != "es is not ready: "+tc.err) {
-			t.Errorf("MappingReady: error %v, want %q", err, tc.err)
-		}
-		if log.String() != tc.line || check.String() != tc.line {
-			t.Errorf("readiness lines %q and %q, want %q", log.String(), check.String(), tc.line)
-		}
-		srv.Close()
+		t.Run(tc.why, func(t *testing.T) {
+			for _, strict := range []bool{false, true} {
+				tg := fakeES(t, f, tc.mapping, tc.edit, tc.docs, tc.wrap)
+				var log strings.Builder
+				l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 50, Log: &log, RequireReady: strict}, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rr, err := l.Ready(context.Background(), tg)
+				var got []string
+				for _, f := range rr.Findings {
+					if f.Target != "es" {
+						t.Errorf("finding for target %q, want es", f.Target)
+					}
+					got = append(got, f.String())
+				}
+				switch {
+				case tc.err != "":
+					if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+						t.Errorf("error %v, want one starting %q", err, tc.err)
+					}
+				case strict && tc.findings != "":
+					var refused *readiness.Refused
+					if !errors.As(err, &refused) || !strings.Contains(err.Error(), "1 finding refused at readiness (--require-ready): "+tc.findings[:20]) {
+						t.Errorf("strict: error %v, want a refusal naming %q", err, tc.findings)
+					}
+				case err != nil:
+					t.Errorf("error %v, want ready", err)
+				case !strings.HasPrefix(strings.Join(got, "\n"), tc.findings) || (tc.findings == "") != (len(got) == 0):
+					t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.findings)
+				case tc.findings != "" && !strings.Contains(log.String(), "es: FINDING "+tc.findings[:20]):
+					t.Errorf("log %q does not say the finding", log.String())
+				}
+			}
+		})
 	}
 }
 
@@ -184,7 +262,7 @@ func TestReadyLogsTheVariantOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, _, err := l.Ready(context.Background(), tg); err != nil {
+		if _, err := l.Ready(context.Background(), tg); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 )
@@ -32,6 +33,10 @@ func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) 
 		cases = fmt.Sprintf("%d of %d cases", len(r.Cases), r.Planned)
 	}
 	fmt.Fprintf(w, "check %s (%s) against oracle %s: %s, %s\n\n", r.Target.Name, r.Target.Redacted(), r.Oracle, cases, r.Options)
+	if len(r.Findings) > 0 {
+		WriteFindings(w, r.Findings, "the cases ran; each finding fails the check", verbose)
+		fmt.Fprintln(w)
+	}
 	ops, rows := r.ByOp()
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, args...), " "))
@@ -55,10 +60,14 @@ func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) 
 		fmt.Fprintf(w, "\nINCOMPLETE: %s; the counts are of the cases checked.\n", r.Incomplete)
 	}
 	if r.Failed == 0 {
+		but := ""
+		if len(r.Findings) > 0 {
+			but = fmt.Sprintf(", but readiness made %s (above)", readiness.Plural(len(r.Findings), "finding"))
+		}
 		if r.Complete() {
-			fmt.Fprintf(w, "\nEvery case passed the strict check.\n")
+			fmt.Fprintf(w, "\nEvery case passed the strict check%s.\n", but)
 		} else if len(r.Cases) > 0 {
-			fmt.Fprintf(w, "\nEvery case checked passed the strict check.\n")
+			fmt.Fprintf(w, "\nEvery case checked passed the strict check%s.\n", but)
 		}
 		return
 	}
@@ -97,6 +106,30 @@ func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) 
 		}
 	}
 	fmt.Fprintf(w, "\nTo see one whole: %s\n", explain(first.Case.Name))
+}
+
+// WriteFindings writes readiness's findings as a block a reader sees first: a heading with
+// their number and what they mean (note), then each finding's summary and, indented, its
+// details (the first 5 of each unless all).
+func WriteFindings(w io.Writer, fs []readiness.Finding, note string, all bool) {
+	fmt.Fprintf(w, "READINESS FINDINGS (%d; %s):\n", len(fs), note)
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %s %s\n", f.Target+":", f)
+		// The summary names the first few details itself; the rest follow.
+		var rest []string
+		for _, d := range f.Details {
+			if !strings.Contains(f.Summary, d) {
+				rest = append(rest, d)
+			}
+		}
+		for i, d := range rest {
+			if !all && i == 5 {
+				fmt.Fprintf(w, "      … and %d more\n", len(rest)-5)
+				break
+			}
+			fmt.Fprintf(w, "      %s\n", d)
+		}
+	}
 }
 
 // CaseFailure is the text a CI reader needs to act on one failing case: the differences (or
@@ -193,6 +226,9 @@ type CheckReport struct {
 	Complete   bool   `json:"complete"`
 	Incomplete string `json:"incomplete,omitempty"`
 	Planned    int    `json:"planned"`
+	// Findings are what readiness found wrong with the target without stopping the check;
+	// each fails it, as a failing case does.
+	Findings []readiness.Finding `json:"findings"`
 }
 
 // CheckFailure is one failing difference of one case, or a case's missing response.
@@ -209,7 +245,8 @@ func CheckJSON(r *suite.Run) CheckReport {
 	out := CheckReport{Target: r.Target.Name, URL: r.Target.Redacted(), Oracle: r.Oracle, Options: r.Options.Names(),
 		CorpusSHA256: r.Fixtures.Meta.SHA256.Corpus, WorkloadSHA256: r.Fixtures.Meta.SHA256.Workload,
 		Complete: r.Complete(), Incomplete: r.Incomplete, Planned: r.Planned,
-		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, Failures: []CheckFailure{}}
+		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, Failures: []CheckFailure{},
+		Findings: append([]readiness.Finding{}, r.Findings...)}
 	if out.Options == nil {
 		out.Options = []string{"strict"}
 	}
@@ -277,6 +314,26 @@ func CheckJUnit(r *suite.Run, explain ExplainFunc) []byte {
 	doc := junitSuites{Name: "conform check " + r.Target.Name, Time: fmt.Sprintf("%.3f", r.Took.Seconds())}
 	props := []junitProperty{{"target", r.Target.Redacted()}, {"oracle", r.Oracle}, {"options", r.Options.String()},
 		{"corpus_sha256", r.Fixtures.Meta.SHA256.Corpus}, {"workload_sha256", r.Fixtures.Meta.SHA256.Workload}}
+	if len(r.Findings) > 0 {
+		// Readiness's findings first, each a failing testcase of its own: a CI job sees
+		// that the target's data or mapping is not the fixtures' before the cases that
+		// show what it does wrong.
+		classname := "conform." + r.Target.Name + ".readiness"
+		s := junitSuite{Name: classname, Time: "0.000", Properties: props}
+		for _, f := range r.Findings {
+			text := f.Summary + "\n"
+			for _, d := range f.Details {
+				text += "  " + d + "\n"
+			}
+			s.Cases = append(s.Cases, junitCase{Name: "readiness/" + f.Kind, Classname: classname, Time: "0.000",
+				Failure: &junitProblem{Message: f.Summary, Type: "finding:" + f.Kind, Text: text}})
+			s.Tests++
+			s.Failures++
+		}
+		doc.Suites = append(doc.Suites, s)
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+	}
 	suites := map[string]*junitSuite{}
 	times := map[string]time.Duration{}
 	var order []string

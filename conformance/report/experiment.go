@@ -181,7 +181,8 @@ func ExperimentMarkdown(x *Experiment) []byte {
 	fmt.Fprintf(&b, "- Baseline `%s`, candidate `%s`; natives: %s\n", x.Baseline, x.Candidate, orNone(x.Natives))
 	fmt.Fprintf(&b, "- Rounds: %s (ABBA blocks; natives in every round)\n", strings.Join(order, ", "))
 	fmt.Fprintf(&b, "- Measured responses: %d of %d planned\n", x.MeasuredResponses, x.PlannedResponses)
-	fmt.Fprintf(&b, "- Method: %s%s\n", a.Method, x.weights())
+	fmt.Fprintf(&b, "- Method: %s%s\n\n", a.Method, x.weights())
+	writeFindingsMarkdown(&b, x.Results.Findings)
 	writeHeader(&b, x.Results)
 
 	names := append([]string{x.Baseline, x.Candidate}, x.Natives...)

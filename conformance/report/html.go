@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/conform-dev/conform/conformance/readiness"
 )
 
 // palette colours targets consistently across charts (colour-blind safe, Okabe–Ito).
@@ -41,6 +43,7 @@ func htmlDocument(title string, r *Results, preamble []byte) []byte {
 	if !r.Complete {
 		fmt.Fprintf(&b, "<p class=\"warn\"><strong>Incomplete run</strong>: %s. %s</p>\n", esc(r.Incomplete), esc(incompleteNote(r)))
 	}
+	htmlFindings(&b, r.Findings)
 	htmlHeader(&b, r)
 	names := targetNames(r)
 	legend(&b, names)
@@ -97,6 +100,26 @@ func htmlDocument(title string, r *Results, preamble []byte) []byte {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+// htmlFindings writes readiness's findings first, as the Markdown report does.
+func htmlFindings(b *bytes.Buffer, fs []readiness.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<div class=\"warn\"><h2>Readiness findings</h2>\n<p>%s: the run went on, and each fails it.</p>\n<ul>\n", esc(upper(readiness.Plural(len(fs), "finding"))))
+	for _, f := range fs {
+		fmt.Fprintf(b, "<li><strong>%s</strong> %s: %s", esc(f.Target), esc(f.Kind), esc(f.Summary))
+		if len(f.Details) > 0 {
+			b.WriteString("<ul>")
+			for _, d := range f.Details {
+				fmt.Fprintf(b, "<li>%s</li>", esc(d))
+			}
+			b.WriteString("</ul>")
+		}
+		b.WriteString("</li>\n")
+	}
+	b.WriteString("</ul></div>\n")
+}
 
 func htmlHeader(b *bytes.Buffer, r *Results) {
 	var md bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/internal/buildinfo"
 	"github.com/conform-dev/conform/internal/cpuset"
 )
@@ -39,8 +40,10 @@ type Manifest struct {
 	// every switch in the switched mode).
 	WarmUps []WarmUp `json:"warm_ups,omitempty"`
 	// Trials summarises every trial of a plain run.
-	Trials   []TrialRecord `json:"trials,omitempty"`
-	Complete bool          `json:"complete"`
+	Trials []TrialRecord `json:"trials,omitempty"`
+	// Findings are what readiness found wrong with the targets without stopping the run.
+	Findings []readiness.Finding `json:"findings,omitempty"`
+	Complete bool                `json:"complete"`
 }
 
 // Round is one round of a paired experiment.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/conform-dev/conform/conformance/readiness"
 )
 
 // OpLabels are the operations' names in reports, as DESIGN.md's lab table writes them.
@@ -176,6 +178,7 @@ func Markdown(r *Results) []byte {
 	if !r.Complete {
 		fmt.Fprintf(&b, "> **Incomplete run**: %s. %s\n\n", r.Incomplete, incompleteNote(r))
 	}
+	writeFindingsMarkdown(&b, r.Findings)
 	writeHeader(&b, r)
 
 	names := targetNames(r)
@@ -248,6 +251,22 @@ func incompleteNote(r *Results) string {
 		}
 	}
 	return "The cells hold the trials finished before it stopped."
+}
+
+// writeFindingsMarkdown writes readiness's findings first, before anything measured: the
+// target's data or mapping is not the fixtures', and the tables below show what it does.
+func writeFindingsMarkdown(b *bytes.Buffer, fs []readiness.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Readiness findings\n\n%s: the run went on, and each fails it.\n\n", upper(readiness.Plural(len(fs), "finding")))
+	for _, f := range fs {
+		fmt.Fprintf(b, "- **%s** %s: %s\n", mdEscape(f.Target), f.Kind, mdEscape(f.Summary))
+		for _, d := range f.Details {
+			fmt.Fprintf(b, "  - %s\n", mdEscape(d))
+		}
+	}
+	b.WriteString("\n")
 }
 
 func writeHeader(b *bytes.Buffer, r *Results) {

@@ -18,6 +18,7 @@ func NewManifest(kind string, res *Results, environment map[string]map[string]st
 		Format: ManifestFormat, Kind: kind, Tool: buildinfo.Get(), Methodology: res.Methodology,
 		CreatedAt: created, Command: RedactArgs(args), Settings: res.Settings, Fixtures: res.Fixtures,
 		Oracle: res.Oracle, Targets: res.Targets, Host: HostFacts(), Environment: environment, Complete: res.Complete,
+		Findings: res.Findings,
 	}
 }
 
@@ -36,6 +37,10 @@ func TrialRecords(res *Results) []TrialRecord {
 // p50s by operation and target, one column per target with a value per concurrency level,
 // the counts of measured, passed and failed responses, and the files written into dir.
 func RunSummary(w io.Writer, res *Results, dir string) {
+	if len(res.Findings) > 0 {
+		fmt.Fprintln(w)
+		WriteFindings(w, res.Findings, "the run went on; each finding fails it", false)
+	}
 	names := targetNames(res)
 	if res.TrialsMeasured() == 0 {
 		fmt.Fprintf(w, "\np50 latency (ms), %s: nothing was measured\n", ClientsLabel(res.Settings.Clients))

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/conform-dev/conform/conformance/readiness"
 )
 
 // ResultsFormat tags results.json; it changes when the schema changes incompatibly.
@@ -30,6 +32,10 @@ type Results struct {
 	Order    []OrderEntry `json:"order"`
 	Cells    []Cell       `json:"cells"`
 	Failures []Failure    `json:"failures"`
+	// Findings are what readiness found wrong with a target that did not stop the run (a
+	// mapping that differs, sampled documents that differ, GET / that is not
+	// Elasticsearch's): each fails the run as a failed response does.
+	Findings []readiness.Finding `json:"findings,omitempty"`
 	// Warnings are caveats a reader can act on (for example a case the oracle flagged).
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/conform-dev/conform/conformance/experiment"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/target"
 )
@@ -285,7 +287,7 @@ func (x *Experiment) awaitReady(ctx context.Context, ts []*target.Target) error 
 	for {
 		var lastErr error
 		for _, t := range ts {
-			if _, _, err := ready(ctx, t); err != nil {
+			if _, err := ready(ctx, t); err != nil {
 				lastErr = fmt.Errorf("target %s not ready: %w", t.Name, t.Scrub(err))
 				break
 			}
@@ -358,6 +360,14 @@ func Input(rounds []RoundResult, natives []string) experiment.Input {
 	}
 	for _, rr := range rounds {
 		in.Failures[rr.Variant] += rr.Results.FailedFor(rr.Label)
+		for _, f := range readiness.For(rr.Results.Findings, rr.Label) {
+			if in.Findings == nil {
+				in.Findings = map[experiment.Variant][]string{}
+			}
+			if !slices.Contains(in.Findings[rr.Variant], f.String()) {
+				in.Findings[rr.Variant] = append(in.Findings[rr.Variant], f.String())
+			}
+		}
 	}
 	return in
 }
@@ -487,6 +497,7 @@ func Merge(rounds []RoundResult) (*report.Results, error) {
 			out.Order = append(out.Order, o)
 		}
 		out.Failures = append(out.Failures, res.Failures...)
+		out.Findings = append(out.Findings, res.Findings...)
 		out.Warnings = append(out.Warnings, res.Warnings...)
 		for _, c := range res.Cells {
 			k := key{c.Target, c.Op, c.Clients}
@@ -514,5 +525,6 @@ func Merge(rounds []RoundResult) (*report.Results, error) {
 		out.Cells = append(out.Cells, *states[k].cell)
 	}
 	out.Warnings = report.UniqueWarnings(out.Warnings)
+	out.Findings = readiness.Unique(out.Findings)
 	return out, nil
 }

@@ -13,11 +13,15 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/stats"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/internal/excerpt"
 	"github.com/conform-dev/conform/oracle"
+
+	"github.com/tidwall/gjson"
 )
 
 // Methodology names how conform measures: closed-loop clients with one keep-alive connection
@@ -215,9 +219,10 @@ func classNames(cs []conformance.Class) []string {
 	return out
 }
 
-// Ready reports a target's identity and readiness facts before timing (GET /, document
-// count, corpus fingerprint, a backend's state). An error means the target is not ready.
-type Ready func(ctx context.Context, t *target.Target) (identity json.RawMessage, probes map[string]any, err error)
+// Ready reports a target's identity, readiness facts and findings before timing (GET /,
+// document count, mapping, corpus fingerprint, a backend's state). An error means the target
+// is not ready and nothing can be measured on it; a finding is recorded and the run goes on.
+type Ready func(ctx context.Context, t *target.Target) (readiness.Result, error)
 
 // Event is a progress report.
 type Event struct {
@@ -315,7 +320,7 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 	// lastAnswer is when each target last answered, to say since when one stopped.
 	lastAnswer := make([]time.Time, len(r.Targets))
 	for ti, t := range r.Targets {
-		ident, probes, warn, err := r.ready(ctx, t, prepared[ti])
+		rr, warn, err := r.ready(ctx, t, prepared[ti])
 		if err != nil {
 			// Nothing was timed, but the results say why, with the probes of the targets that
 			// were ready, so a CI job keeps the evidence.
@@ -326,7 +331,8 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 			res.Incomplete, res.FinishedAt = err.Error(), now().UTC()
 			return res, err
 		}
-		res.Targets[ti].Identity, res.Targets[ti].Probes = ident, probes
+		res.Targets[ti].Identity, res.Targets[ti].Probes = rr.Identity, rr.Probes
+		res.Findings = append(res.Findings, rr.Findings...)
 		lastAnswer[ti] = time.Now() // readiness ended with a response through the timed path
 		if warn != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("target %s: readiness case %s did not pass the check (%s); the run goes on and counts every failure",
@@ -479,67 +485,75 @@ func progressText(tr *Result, s Settings) string {
 
 // ready waits for nothing: it asks once. The caller decides how long to wait for a target
 // (an experiment waits after a switch); a run expects its targets up.
-func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][]*target.Prepared) (json.RawMessage, map[string]any, *report.Failure, error) {
+func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][]*target.Prepared) (readiness.Result, *report.Failure, error) {
 	readyFn := r.Ready
 	if readyFn == nil {
 		readyFn = GETRoot
 	}
-	ident, probes, err := readyFn(ctx, t)
+	rr, err := readyFn(ctx, t)
 	if err != nil {
-		return nil, nil, nil, err
+		return readiness.Result{}, nil, err
 	}
 	// One case through the timed path: the first case of the first operation must come back
 	// (any status) on a fresh connection; if it does not pass the check, say so.
 	op := r.Settings.Ops[0]
 	x, err := t.Open(ctx, r.Settings.Layer, prepared[op])
 	if err != nil {
-		return nil, nil, nil, err
+		return readiness.Result{}, nil, err
 	}
 	defer x.Close()
 	ex, err := x.Exchange(0)
 	if err != nil {
-		return nil, nil, nil, err
+		return readiness.Result{}, nil, err
 	}
 	v := r.Suite.check(op, r.Settings.Check)(0, ex.Status, ex.Body)
 	if v.Pass {
-		return ident, probes, nil, nil
+		return rr, nil, nil
 	}
 	f := keptFailure(t, op, 1, 0, strings.Join(v.Classes, ","), prepared[op][0],
 		Failure{Case: 0, Classes: v.Classes, Status: ex.Status, Body: append([]byte(nil), ex.Body...), Detail: v.Detail})
 	f.Phase = report.PhaseReadiness
-	return ident, probes, &f, nil
+	return rr, &f, nil
 }
 
-// GETRoot is the minimal readiness check: GET / must answer 200 with a JSON object, which is
-// recorded as the target's identity.
-func GETRoot(ctx context.Context, t *target.Target) (json.RawMessage, map[string]any, error) {
+// GETRoot is the minimal readiness check: GET / must answer, and its answer is recorded as
+// the target's identity. A 200 whose body is not Elasticsearch's (not a JSON object with
+// version.number) is a finding. Where GET / is not served, the local node's info stands in;
+// with neither, the target is not ready.
+func GETRoot(ctx context.Context, t *target.Target) (readiness.Result, error) {
 	tp, err := t.Transport()
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
 	req, err := newRequest(ctx, "GET", "/", nil)
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
 	resp, err := tp.Perform(req)
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
 	body, err := readAll(resp)
 	if err != nil {
-		return nil, nil, err
+		return readiness.Result{}, err
 	}
-	if resp.StatusCode == 200 && json.Valid(body) {
-		return json.RawMessage(body), nil, nil
+	if resp.StatusCode == 200 {
+		if gjson.ValidBytes(body) && gjson.GetBytes(body, "version.number").String() != "" {
+			return readiness.Result{Identity: json.RawMessage(body)}, nil
+		}
+		line := excerpt.Line(body)
+		ident, _ := json.Marshal(map[string]string{"not_elasticsearch": line})
+		return readiness.Result{Identity: ident, Findings: []readiness.Finding{{Target: t.Name, Kind: readiness.KindIdentity,
+			Summary: "GET / answered 200 with a body that is not Elasticsearch's (no JSON object with version.number): " + line}}}, nil
 	}
 	// Elasticsearch's integration-test distribution serves no GET / (no rest-root module); the
 	// local node's info says the same and proves the target answers.
 	if nodes, ok := getJSON(ctx, tp, oracle.NodesIdentityPath); ok {
 		ident, _ := json.Marshal(map[string]any{"via": fmt.Sprintf("GET /_nodes/_local (GET / answered HTTP %d)", resp.StatusCode),
 			"nodes": json.RawMessage(nodes)})
-		return ident, nil, nil
+		return readiness.Result{Identity: ident}, nil
 	}
-	return nil, nil, fmt.Errorf("GET / answered HTTP %d: %.200s", resp.StatusCode, body)
+	return readiness.Result{}, fmt.Errorf("GET / answered HTTP %d: %s", resp.StatusCode, excerpt.Line(body))
 }
 
 // getJSON is a GET that answered 200 with JSON.

@@ -2,12 +2,12 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/target"
 )
@@ -97,7 +97,7 @@ func (x *Experiment) warmUp(ctx context.Context, targets []*target.Target, befor
 		}
 	}
 	// Readiness was proved before the warm-up; a pass only needs the timed path.
-	noProbe := func(context.Context, *target.Target) (json.RawMessage, map[string]any, error) { return nil, nil, nil }
+	noProbe := func(context.Context, *target.Target) (readiness.Result, error) { return readiness.Result{}, nil }
 	for pass := 1; pass <= rule.MaxPasses; pass++ {
 		run := &Run{Settings: s, Suite: x.Suite, Targets: targets, Ready: noProbe, Now: x.Now, Rotation: pass}
 		res, err := run.Execute(ctx)

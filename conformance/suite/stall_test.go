@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/conformance/target/targettest"
@@ -74,13 +75,13 @@ func TestCheckAsksReadinessFirst(t *testing.T) {
 	fx := smallFixtures(t)
 	x := expect(t, fx)
 	tg, h := hangingEngine(t, fx, 0, 50*time.Millisecond)
-	ready := func(ctx context.Context, t *target.Target) error {
+	ready := func(ctx context.Context, t *target.Target) (readiness.Result, error) {
 		do, err := t.Doer()
 		if err != nil {
-			return err
+			return readiness.Result{}, err
 		}
 		_, _, err = do(ctx, "GET", "/", nil)
-		return err
+		return readiness.Result{}, err
 	}
 	run, err := suite.Checker{Ready: ready}.Check(context.Background(), tg, fx, x, nil, &conformance.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "target gw is not ready: ") || !strings.HasSuffix(err.Error(), "; none of the 14 cases was checked") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
@@ -83,7 +84,14 @@ type Run struct {
 	// only len(Cases) of them ("" when it made them all).
 	Planned    int
 	Incomplete string
+	// Findings are what the readiness probe found wrong with the target without stopping
+	// the check (Checker.Ready): each fails the check as a failing case does.
+	Findings []readiness.Finding
 }
+
+// Passed reports whether the check passed: every planned case checked and passed, and no
+// readiness finding.
+func (r *Run) Passed() bool { return r.Complete() && r.Failed == 0 && len(r.Findings) == 0 }
 
 // Complete reports whether every planned case was checked.
 func (r *Run) Complete() bool { return r.Incomplete == "" }
@@ -98,8 +106,8 @@ type Progress struct {
 type Checker struct {
 	// Ready, when set, is asked before any case is sent (conform check passes
 	// conformance/lab's probe, as conform run does); an error means the target is not
-	// ready, and nothing is checked.
-	Ready func(ctx context.Context, t *target.Target) error
+	// ready, and nothing is checked. Its findings are kept in the Run, and the cases run.
+	Ready func(ctx context.Context, t *target.Target) (readiness.Result, error)
 	// Progress, when set, is called after every case.
 	Progress func(Progress)
 	// StallAfter is how long the target may go without answering before the check stops
@@ -212,7 +220,8 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 	}
 	var last time.Time // the target's last response, to say since when it is silent
 	if c.Ready != nil {
-		if err := c.Ready(ctx, t); err != nil {
+		rr, err := c.Ready(ctx, t)
+		if err != nil {
 			if ierr := target.Interruption(ctx); ierr != nil {
 				err = fmt.Errorf("%w while asking whether target %s is ready", ierr, t.Name)
 			} else {
@@ -220,6 +229,7 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 			}
 			return stop(0, err)
 		}
+		run.Findings = rr.Findings
 		last = time.Now()
 	}
 	// Nothing is timed here, so the cases go through go-elasticsearch's transport (over one

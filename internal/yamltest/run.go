@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/conform-dev/conform/internal/excerpt"
 )
 
 // Status is a test section's outcome.
@@ -259,7 +261,7 @@ func (r *runner) identify(ctx context.Context) error {
 	case err != nil:
 		getErr = err
 	case resp.Status != 200:
-		getErr = fmt.Errorf("answered HTTP %d: %.200s", resp.Status, resp.Body)
+		getErr = fmt.Errorf("answered HTTP %d: %s", resp.Status, excerpt.Line(resp.Body))
 	default:
 		body = resp.Body
 	}
