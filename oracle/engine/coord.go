@@ -360,7 +360,7 @@ func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, [
 			return err.status, err.body()
 		}
 		b = append(b, `,"aggregations":`...)
-		b = renderAggs(b, res, false)
+		b = renderAggs(b, res, false, r.typedKeys)
 	}
 	return 200, append(b, '}')
 }

@@ -94,19 +94,10 @@ func validIndexName(name string) *esError {
 
 // Do serves one request in process: method, target (path and optional query string, e.g.
 // "/catalogue/_search?track_total_hits=false") and body. It returns the HTTP status and the
-// response body exactly as it would be sent.
+// response body exactly as it would be sent. No header is involved: the request is JSON and the
+// response JSON (ServeHTTP negotiates media types as Elasticsearch does).
 func (e *Engine) Do(method, target string, body []byte) (status int, resp []byte) {
-	start := time.Now()
-	path, rawQuery, _ := strings.Cut(target, "?")
-	params, perr := url.ParseQuery(rawQuery)
-	if perr != nil {
-		err := errIllegalArg("invalid query string: %s", perr.Error())
-		return err.status, err.body()
-	}
-	status, resp = e.route(method, path, params, body, start)
-	if params.Get("pretty") == "true" || params.Has("pretty") && params.Get("pretty") == "" {
-		resp = prettyJSON(resp)
-	}
+	status, _, resp = e.handle(method, target, nil, body)
 	return status, resp
 }
 
@@ -123,20 +114,20 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
 		err := errUnsupportedf("Content-Encoding [%s]", enc)
-		writeResp(w, r, err.status, err.body())
+		writeResp(w, r, err.status, "application/json", err.body())
 		return
 	}
 	target := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	status, resp := e.Do(r.Method, target, body)
-	writeResp(w, r, status, resp)
+	status, ctype, resp := e.handle(r.Method, target, r.Header, body)
+	writeResp(w, r, status, ctype, resp)
 }
 
-func writeResp(w http.ResponseWriter, r *http.Request, status int, resp []byte) {
+func writeResp(w http.ResponseWriter, r *http.Request, status int, ctype string, resp []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", ctype)
 	// Elasticsearch 8 marks every response with its product header; clients such as
 	// go-elasticsearch check it.
 	h.Set("X-Elastic-Product", "Elasticsearch")
@@ -170,9 +161,6 @@ func checkParams(path string, params url.Values, allowed ...string) *esError {
 	if len(bad) > 0 {
 		sort.Strings(bad)
 		return errIllegalArg("request [%s] contains unrecognized parameter%s: [%s]", path, plural(len(bad)), strings.Join(bad, ", "))
-	}
-	if params.Has("filter_path") {
-		return errUnsupportedf("the filter_path parameter")
 	}
 	return nil
 }
@@ -359,7 +347,7 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 	if err := checkParams(path, params, allowed...); err != nil {
 		return errResp(err)
 	}
-	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "typed_keys", "min_score"} {
+	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "min_score"} {
 		if params.Has(p) {
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
@@ -442,6 +430,16 @@ func applySearchParams(r *searchReq, p url.Values) *esError {
 	}
 	if p.Has("track_scores") {
 		r.trackScores = p.Get("track_scores") != "false"
+	}
+	// RestSearchAction reads typed_keys with paramAsBoolean: "" and "true" are true.
+	if v := p.Get("typed_keys"); p.Has("typed_keys") {
+		switch v {
+		case "", "true":
+			r.typedKeys = true
+		case "false":
+		default:
+			return errIllegalArg("Failed to parse value [%s] as only [true] or [false] are allowed.", v)
+		}
 	}
 	if p.Has("version") {
 		r.version = p.Get("version") != "false"

@@ -35,6 +35,8 @@ type esError struct {
 	// rootCauses, when set, replace the default root cause (the error itself).
 	rootCauses []*esError
 	causedBy   *esError
+	// suppressed are exceptions Java attached with addSuppressed, written after caused_by.
+	suppressed []*esError
 }
 
 type kv struct {
@@ -146,6 +148,16 @@ func (e *esError) appendCause(b []byte) []byte {
 		b = append(b, `,"caused_by":`...)
 		b = e.causedBy.appendCause(b)
 	}
+	if len(e.suppressed) > 0 {
+		b = append(b, `,"suppressed":[`...)
+		for i, s := range e.suppressed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.appendCause(b)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 
@@ -162,7 +174,7 @@ func (e *esError) body() []byte {
 			b = append(b, ',')
 		}
 		rc := *r
-		rc.causedBy = nil
+		rc.causedBy, rc.suppressed = nil, nil
 		b = rc.appendCause(b)
 	}
 	b = append(b, "],"...)

@@ -34,6 +34,7 @@ type searchReq struct {
 	seqNo       bool
 	count       bool // a _count request
 	noWindow    bool // skip the result-window check (tie probes read one past the page)
+	typedKeys   bool // typed_keys: aggregation names prefixed with their type
 }
 
 type sourceFilter struct {
