@@ -77,7 +77,9 @@ func parseMediaType(v string) (*mediaType, string) {
 	return m, ""
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // xcontent is the XContent type a media type names: "json", "vnd+json", "yaml", ... or "".
 func (m *mediaType) xcontent() string {
