@@ -28,6 +28,7 @@ const Version = "8.15.0"
 type Engine struct {
 	mu      sync.RWMutex
 	indices map[string]*index
+	pit     pits
 }
 
 // New returns an empty engine.
@@ -232,6 +233,25 @@ func (e *Engine) route(method, path string, params url.Values, body []byte, star
 			ix.mu.Unlock()
 		}
 		return 200, []byte(fmt.Sprintf(`{"_shards":{"total":%d,"successful":%d,"failed":0}}`, total, ok))
+	case len(segs) == 1 && segs[0] == "_mget", len(segs) == 2 && segs[1] == "_mget" && !strings.HasPrefix(segs[0], "_"):
+		def := ""
+		if len(segs) == 2 {
+			def = segs[0]
+		}
+		return e.handleMget(method, path, def, params, body)
+	case len(segs) == 1 && segs[0] == "_msearch", len(segs) == 2 && segs[1] == "_msearch" && !strings.HasPrefix(segs[0], "_"):
+		def := ""
+		if len(segs) == 2 {
+			def = segs[0]
+		}
+		return e.handleMsearch(method, path, def, params, body, start)
+	case len(segs) == 1 && segs[0] == "_pit":
+		if method == "POST" {
+			return e.handleOpenPIT(method, path, "", params)
+		}
+		return e.handleClosePIT(method, path, params, body)
+	case len(segs) == 2 && segs[1] == "_pit" && !strings.HasPrefix(segs[0], "_"):
+		return e.handleOpenPIT(method, path, segs[0], params)
 	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
 		return 200, e.health()
 	case len(segs) == 2 && segs[1] == "_mapping" && !strings.HasPrefix(segs[0], "_"):
@@ -369,6 +389,13 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 		if err := applySearchParams(r, params); err != nil {
 			return errResp(err)
 		}
+	}
+	if r.pit != nil {
+		ixs, err := e.pitIndices(r, expr, params)
+		if err != nil {
+			return errResp(err)
+		}
+		return e.search(ixs, r, start)
 	}
 	ixs, err := e.resolveIndices(expr)
 	if err != nil {

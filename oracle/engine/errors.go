@@ -98,6 +98,14 @@ const nodeID = "c0nf0rmEmbeddedEngine1"
 type shardFailure struct {
 	index string
 	err   *esError
+	node  string // the node that failed, the engine's own when empty
+}
+
+func (f shardFailure) nodeName() string {
+	if f.node == "" {
+		return nodeID
+	}
+	return f.node
 }
 
 func errSearchPhase(failures []shardFailure) *esError {
@@ -112,7 +120,9 @@ func errSearchPhase(failures []shardFailure) *esError {
 		}
 		fs = append(fs, `{"shard":0,"index":`...)
 		fs = appendJSONString(fs, f.index)
-		fs = append(fs, `,"node":"`+nodeID+`","reason":`...)
+		fs = append(fs, `,"node":`...)
+		fs = appendJSONString(fs, f.nodeName())
+		fs = append(fs, `,"reason":`...)
 		fs = f.err.appendCause(fs)
 		fs = append(fs, '}')
 		key := f.err.typ + "\x00" + f.err.reason
