@@ -21,11 +21,11 @@ import (
 // TestClientAPIs, mget). stored_fields, version and version_type are declined.
 
 type mgetItem struct {
-	index, id  string
-	hasIndex   bool
-	hasID      bool
-	source     url.Values // the _source parameters of this doc's get
-	sourceSet  bool
+	index, id string
+	hasIndex  bool
+	hasID     bool
+	source    url.Values // the _source parameters of this doc's get
+	sourceSet bool
 }
 
 func (e *Engine) handleMget(method, path, defIndex string, params url.Values, body []byte) (int, []byte) {
