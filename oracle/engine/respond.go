@@ -90,7 +90,8 @@ var sourcePaths = map[string][]string{
 // REST API compatibility with 7.x adds "_type":"_doc" to documents, as 8.15's toXContent
 // methods do under RestApiVersion.V_7 (measured on real Elasticsearch 8.15.0): after _index in
 // a get result, an mget item (found, missing or failed) and a search hit; after _primary_term,
-// at the end of a write result (document index and delete, bulk items).
+// at the end of a write result (document index and delete, bulk items; after _index in a failed
+// bulk item).
 var typePaths = map[string][]struct {
 	path  string
 	after string // the member _type follows; "" for the end of the object
@@ -118,7 +119,12 @@ func addTypes(kind string, b []byte) []byte {
 				raw := strings.TrimRight(obj.Raw, " ")
 				return append([]byte(raw[:len(raw)-1]), `,"_type":"_doc"}`...), true
 			}
-			if !obj.Get(p.after).Exists() {
+			after := p.after
+			if after == "_primary_term" && !obj.Get(after).Exists() {
+				// A failed bulk item has no write result: _type follows _index.
+				after = "_index"
+			}
+			if !obj.Get(after).Exists() {
 				return nil, false
 			}
 			var out []byte
@@ -132,7 +138,7 @@ func addTypes(kind string, b []byte) []byte {
 				out = append(out, k.Raw...)
 				out = append(out, ':')
 				out = append(out, x.Raw...)
-				if k.String() == p.after {
+				if k.String() == after {
 					out = append(out, `,"_type":"_doc"`...)
 				}
 				return true
