@@ -390,6 +390,9 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 			return errResp(err)
 		}
 	}
+	if err := r.validateShardDoc(); err != nil {
+		return errResp(err)
+	}
 	if r.pit != nil {
 		ixs, err := e.pitIndices(r, expr, params)
 		if err != nil {
@@ -465,7 +468,8 @@ func applySearchParams(r *searchReq, p url.Values) *esError {
 			r.typedKeys = true
 		case "false":
 		default:
-			return errIllegalArg("Failed to parse value [%s] as only [true] or [false] are allowed.", v)
+			// Elasticsearch 8.15.0 drops the connection here (the exception escapes).
+			return errUnsupportedf("typed_keys [%s]", v)
 		}
 	}
 	if p.Has("version") {

@@ -78,6 +78,9 @@ func (e *Engine) handleMsearch(method, path, defIndex string, params url.Values,
 		if err := applySearchParams(r, itemParams); err != nil {
 			return errResp(err)
 		}
+		if err := r.validateShardDoc(); err != nil {
+			return errResp(err)
+		}
 		it.req = r
 		items = append(items, it)
 		from = next + 1

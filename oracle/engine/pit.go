@@ -463,3 +463,17 @@ func (e *Engine) pitIndices(r *searchReq, expr string, params url.Values) ([]*in
 	}
 	return []*index{ix}, nil
 }
+
+// validateShardDoc is SearchRequest.validate's check that _shard_doc sorts only within a point
+// in time.
+func (r *searchReq) validateShardDoc() *esError {
+	if r.pit != nil {
+		return nil
+	}
+	for _, s := range r.sorts {
+		if s.field == "_shard_doc" {
+			return newErr(400, "action_request_validation_exception", "Validation Failed: 1: [_shard_doc] sort field cannot be used without [point in time];")
+		}
+	}
+	return nil
+}
