@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"net"
 	"net/http"
 	"os/exec"
@@ -79,6 +82,7 @@ func TestClientAPIs(t *testing.T) {
 			t.Errorf("%s %s %.200s\nElasticsearch: %d %s\n%s\nembedded:      %d %s\n%s", c.method, c.path, c.body, ws, wct, want, gs, gct, got)
 		}
 	}
+	var recorded []recordedCase
 	for _, group := range clientAPICases() {
 		t.Run(group.name, func(t *testing.T) {
 			for _, c := range group.cases {
@@ -86,9 +90,25 @@ func TestClientAPIs(t *testing.T) {
 					c.headers = ndjson
 				}
 				compare(t, c)
+				if *recordClientAPIs {
+					hdr := c.headers
+					if hdr == nil && c.body != "" {
+						hdr = jsonH
+					}
+					st, ct, b := send(t, client, es, c.method, c.path, hdr, c.body)
+					recorded = append(recorded, recordedCase{group.name, c.method, c.path, hdr, c.body, st, ct, string(normalise(b, ""))})
+				}
 			}
 			t.Logf("%d requests, byte-identical after normalising took", len(group.cases))
 		})
+	}
+	if *recordClientAPIs {
+		b, _ := json.MarshalIndent(recorded, "", " ")
+		path := filepath.Join(root, "oracle", "engine", "testdata", "clientapis-es-8.15.0.json")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %d answers of Elasticsearch 8.15.0 in %s", len(recorded), path)
 	}
 
 	// Point in time: open one on each engine, page through a filtered sort with search_after
@@ -146,6 +166,21 @@ func TestClientAPIs(t *testing.T) {
 		}
 		t.Logf("%d requests, byte-identical after normalising took and each side's own point-in-time id", n)
 	})
+}
+
+var recordClientAPIs = flag.Bool("record-clientapis", false, "write Elasticsearch's answers to TestClientAPIs' fixed requests into oracle/engine/testdata (check the diff)")
+
+// recordedCase is one fixed request and Elasticsearch 8.15.0's answer (took set to 0), which
+// oracle/engine's TestClientAPIsRecorded replays on the embedded engine without a JVM.
+type recordedCase struct {
+	Group   string            `json:"group"`
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	Status  int               `json:"status"`
+	CType   string            `json:"content_type"`
+	Answer  string            `json:"answer"`
 }
 
 // apiCase is one request sent to both engines.
