@@ -54,15 +54,18 @@ engines-pin:
 
 # The real-engine suite (lab/realengines, build tag realengines): check 448/448 on real
 # Elasticsearch at three track_total_hits settings, oracle verify with zero differences, the
-# YAML tests, OpenSearch's documented divergence, and load --qdrant and its probe on real
-# Qdrant. Without java or mvn it says so in one loud line and is skipped, except under
-# CI=true, where that fails. Without a Qdrant server the Qdrant tests skip, saying so (under
-# CI=true they fail when QDRANT_BIN was set).
+# YAML tests, OpenSearch's documented divergence, load --qdrant and its probe on real Qdrant,
+# and the official clients (go-elasticsearch, elasticsearch-py 8.15 and 9.x,
+# @elastic/elasticsearch 8.15, which lab/clients/install.sh puts into .engines/clients) against
+# conform serve and Elasticsearch. Without java or mvn it says so in one loud line and is
+# skipped, except under CI=true, where that fails. Without a Qdrant server the Qdrant tests
+# skip, saying so (under CI=true they fail when QDRANT_BIN was set).
 test-engines: build
 	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
 		echo "REAL-ENGINE SUITE NOT RUN: java and mvn are needed to run Elasticsearch and OpenSearch (see README, Real engines)"; \
 		if [ "$(CI)" = true ]; then exit 1; fi; exit 0; fi
 	lab/engines.sh up
+	@lab/clients/install.sh || { echo "OFFICIAL CLIENTS NOT INSTALLED: the Python and Node client tests will skip (fail under CI=true)"; }
 	$(GO) test -tags realengines -count=1 -timeout 40m -v ./lab/realengines
 
 vet:

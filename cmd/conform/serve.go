@@ -15,7 +15,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--fixtures DIR | --empty]", `
 Serve conform's embedded engine over HTTP: the Elasticsearch 8.15 API subset conform checks
 (GET /, index create/delete/exists, GET /{index}/_mapping, _bulk, single documents, _search,
-_count, _refresh), computed in process with no JVM. It is the default target of "make run".
+_count, _refresh, _mget, _msearch, point in time, with typed_keys and filter_path), computed in
+process with no JVM. It is the default target of "make run". It negotiates headers as
+Elasticsearch 8.15 does: compatible-with=7 and 8 are accepted, 9 refused with Elasticsearch's
+400, a body that is not JSON (Content-Type: text/plain) refused with its 406.
 
 By default the built-in catalogue (10,000 documents) is preloaded into its index; --fixtures
 loads a fixtures directory instead, and --empty starts with no index. It binds loopback unless

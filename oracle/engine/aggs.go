@@ -459,6 +459,7 @@ type aggRes struct {
 	errBound  int64
 	keyFmt    keyFormat
 	unmapped  bool
+	termsKind keyKind // the keys' kind by the field's type, which typed_keys names
 }
 
 type aggBucket struct {
@@ -596,6 +597,18 @@ func (c aggCtx) valuesSource(a *aggSpec) (*field, ftype, *esError) {
 	return f, f.typ, nil
 }
 
+// termsKindOf is the kind of terms keys a field type gives: keyword strings, longs for the long
+// family, dates and booleans, doubles for floating-point types.
+func termsKindOf(t ftype) keyKind {
+	switch {
+	case t == tKeyword || t == 0:
+		return kString
+	case t.isLongType():
+		return kLong
+	}
+	return kDouble
+}
+
 func fmtFor(f *field, t ftype) keyFormat {
 	switch t {
 	case tBoolean:
@@ -707,6 +720,7 @@ func (c aggCtx) terms(a *aggSpec, docs bitset) (*aggRes, *esError) {
 	}
 	r := &aggRes{spec: a, keyFmt: fmtFor(f, t)}
 	order := effectiveOrder(a.order)
+	defer func() { r.termsKind = termsKindOf(t) }()
 	r.shardSize = a.shardSize
 	if r.shardSize < 0 {
 		if isKeyOrder(order) {

@@ -224,7 +224,7 @@ func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, [
 			if o.err.typ == UnsupportedType {
 				return o.err.status, o.err.body()
 			}
-			failures = append(failures, shardFailure{o.ix.name, o.err})
+			failures = append(failures, shardFailure{index: o.ix.name, err: o.err})
 			continue
 		}
 		ok = append(ok, o)
@@ -303,7 +303,13 @@ func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, [
 		}
 	}
 	b := make([]byte, 0, 4096)
-	b = append(b, `{"took":`...)
+	b = append(b, '{')
+	if r.pit != nil {
+		b = append(b, `"pit_id":`...)
+		b = appendJSONString(b, r.pit.id)
+		b = append(b, ',')
+	}
+	b = append(b, `"took":`...)
 	b = appendInt(b, time.Since(start).Milliseconds())
 	b = append(b, `,"timed_out":false,`...)
 	b = shards(b)
@@ -360,7 +366,7 @@ func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, [
 			return err.status, err.body()
 		}
 		b = append(b, `,"aggregations":`...)
-		b = renderAggs(b, res, false)
+		b = renderAggs(b, res, false, r.typedKeys)
 	}
 	return 200, append(b, '}')
 }

@@ -28,6 +28,7 @@ const Version = "8.15.0"
 type Engine struct {
 	mu      sync.RWMutex
 	indices map[string]*index
+	pit     pits
 }
 
 // New returns an empty engine.
@@ -94,19 +95,10 @@ func validIndexName(name string) *esError {
 
 // Do serves one request in process: method, target (path and optional query string, e.g.
 // "/catalogue/_search?track_total_hits=false") and body. It returns the HTTP status and the
-// response body exactly as it would be sent.
+// response body exactly as it would be sent. No header is involved: the request is JSON and the
+// response JSON (ServeHTTP negotiates media types as Elasticsearch does).
 func (e *Engine) Do(method, target string, body []byte) (status int, resp []byte) {
-	start := time.Now()
-	path, rawQuery, _ := strings.Cut(target, "?")
-	params, perr := url.ParseQuery(rawQuery)
-	if perr != nil {
-		err := errIllegalArg("invalid query string: %s", perr.Error())
-		return err.status, err.body()
-	}
-	status, resp = e.route(method, path, params, body, start)
-	if params.Get("pretty") == "true" || params.Has("pretty") && params.Get("pretty") == "" {
-		resp = prettyJSON(resp)
-	}
+	status, _, resp = e.handle(method, target, nil, body)
 	return status, resp
 }
 
@@ -123,20 +115,20 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
 		err := errUnsupportedf("Content-Encoding [%s]", enc)
-		writeResp(w, r, err.status, err.body())
+		writeResp(w, r, err.status, "application/json", err.body())
 		return
 	}
 	target := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	status, resp := e.Do(r.Method, target, body)
-	writeResp(w, r, status, resp)
+	status, ctype, resp := e.handle(r.Method, target, r.Header, body)
+	writeResp(w, r, status, ctype, resp)
 }
 
-func writeResp(w http.ResponseWriter, r *http.Request, status int, resp []byte) {
+func writeResp(w http.ResponseWriter, r *http.Request, status int, ctype string, resp []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", ctype)
 	// Elasticsearch 8 marks every response with its product header; clients such as
 	// go-elasticsearch check it.
 	h.Set("X-Elastic-Product", "Elasticsearch")
@@ -170,9 +162,6 @@ func checkParams(path string, params url.Values, allowed ...string) *esError {
 	if len(bad) > 0 {
 		sort.Strings(bad)
 		return errIllegalArg("request [%s] contains unrecognized parameter%s: [%s]", path, plural(len(bad)), strings.Join(bad, ", "))
-	}
-	if params.Has("filter_path") {
-		return errUnsupportedf("the filter_path parameter")
 	}
 	return nil
 }
@@ -244,6 +233,25 @@ func (e *Engine) route(method, path string, params url.Values, body []byte, star
 			ix.mu.Unlock()
 		}
 		return 200, []byte(fmt.Sprintf(`{"_shards":{"total":%d,"successful":%d,"failed":0}}`, total, ok))
+	case len(segs) == 1 && segs[0] == "_mget", len(segs) == 2 && segs[1] == "_mget" && !strings.HasPrefix(segs[0], "_"):
+		def := ""
+		if len(segs) == 2 {
+			def = segs[0]
+		}
+		return e.handleMget(method, path, def, params, body)
+	case len(segs) == 1 && segs[0] == "_msearch", len(segs) == 2 && segs[1] == "_msearch" && !strings.HasPrefix(segs[0], "_"):
+		def := ""
+		if len(segs) == 2 {
+			def = segs[0]
+		}
+		return e.handleMsearch(method, path, def, params, body, start)
+	case len(segs) == 1 && segs[0] == "_pit":
+		if method == "POST" {
+			return e.handleOpenPIT(method, path, "", params)
+		}
+		return e.handleClosePIT(method, path, params, body)
+	case len(segs) == 2 && segs[1] == "_pit" && !strings.HasPrefix(segs[0], "_"):
+		return e.handleOpenPIT(method, path, segs[0], params)
 	case len(segs) == 2 && segs[0] == "_cluster" && segs[1] == "health":
 		return 200, e.health()
 	case len(segs) == 2 && segs[1] == "_mapping" && !strings.HasPrefix(segs[0], "_"):
@@ -359,7 +367,7 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 	if err := checkParams(path, params, allowed...); err != nil {
 		return errResp(err)
 	}
-	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "typed_keys", "min_score"} {
+	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "min_score"} {
 		if params.Has(p) {
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
@@ -381,6 +389,16 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 		if err := applySearchParams(r, params); err != nil {
 			return errResp(err)
 		}
+	}
+	if err := r.validateShardDoc(); err != nil {
+		return errResp(err)
+	}
+	if r.pit != nil {
+		ixs, err := e.pitIndices(r, expr, params)
+		if err != nil {
+			return errResp(err)
+		}
+		return e.search(ixs, r, start)
 	}
 	ixs, err := e.resolveIndices(expr)
 	if err != nil {
@@ -442,6 +460,17 @@ func applySearchParams(r *searchReq, p url.Values) *esError {
 	}
 	if p.Has("track_scores") {
 		r.trackScores = p.Get("track_scores") != "false"
+	}
+	// RestSearchAction reads typed_keys with paramAsBoolean: "" and "true" are true.
+	if v := p.Get("typed_keys"); p.Has("typed_keys") {
+		switch v {
+		case "", "true":
+			r.typedKeys = true
+		case "false":
+		default:
+			// Elasticsearch 8.15.0 drops the connection here (the exception escapes).
+			return errUnsupportedf("typed_keys [%s]", v)
+		}
 	}
 	if p.Has("version") {
 		r.version = p.Get("version") != "false"

@@ -35,6 +35,8 @@ type esError struct {
 	// rootCauses, when set, replace the default root cause (the error itself).
 	rootCauses []*esError
 	causedBy   *esError
+	// suppressed are exceptions Java attached with addSuppressed, written after caused_by.
+	suppressed []*esError
 }
 
 type kv struct {
@@ -96,6 +98,14 @@ const nodeID = "c0nf0rmEmbeddedEngine1"
 type shardFailure struct {
 	index string
 	err   *esError
+	node  string // the node that failed, the engine's own when empty
+}
+
+func (f shardFailure) nodeName() string {
+	if f.node == "" {
+		return nodeID
+	}
+	return f.node
 }
 
 func errSearchPhase(failures []shardFailure) *esError {
@@ -110,7 +120,9 @@ func errSearchPhase(failures []shardFailure) *esError {
 		}
 		fs = append(fs, `{"shard":0,"index":`...)
 		fs = appendJSONString(fs, f.index)
-		fs = append(fs, `,"node":"`+nodeID+`","reason":`...)
+		fs = append(fs, `,"node":`...)
+		fs = appendJSONString(fs, f.nodeName())
+		fs = append(fs, `,"reason":`...)
 		fs = f.err.appendCause(fs)
 		fs = append(fs, '}')
 		key := f.err.typ + "\x00" + f.err.reason
@@ -146,6 +158,16 @@ func (e *esError) appendCause(b []byte) []byte {
 		b = append(b, `,"caused_by":`...)
 		b = e.causedBy.appendCause(b)
 	}
+	if len(e.suppressed) > 0 {
+		b = append(b, `,"suppressed":[`...)
+		for i, s := range e.suppressed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.appendCause(b)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 
@@ -162,7 +184,7 @@ func (e *esError) body() []byte {
 			b = append(b, ',')
 		}
 		rc := *r
-		rc.causedBy = nil
+		rc.causedBy, rc.suppressed = nil, nil
 		b = rc.appendCause(b)
 	}
 	b = append(b, "],"...)

@@ -34,6 +34,8 @@ type searchReq struct {
 	seqNo       bool
 	count       bool // a _count request
 	noWindow    bool // skip the result-window check (tie probes read one past the page)
+	typedKeys   bool // typed_keys: aggregation names prefixed with their type
+	pit         *pitRef
 }
 
 type sourceFilter struct {
@@ -52,11 +54,12 @@ type sortSpec struct {
 	unmappedType string
 	format       string
 	numericType  string
+	pit          bool // a _shard_doc sort within a point in time
 }
 
 var searchBodyUnsupported = map[string]bool{
 	"highlight": true, "suggest": true, "rescore": true, "collapse": true, "script_fields": true,
-	"docvalue_fields": true, "stored_fields": true, "fields": true, "pit": true, "slice": true,
+	"docvalue_fields": true, "stored_fields": true, "fields": true, "slice": true,
 	"runtime_mappings": true, "indices_boost": true, "min_score": true, "explain": true,
 	"terminate_after": true, "knn": true, "rank": true, "retriever": true, "profile": true, "stats": true,
 	"ext": true, "sub_searches": true,
@@ -143,6 +146,8 @@ func parseSearchBody(body []byte, count bool) (*searchReq, *esError) {
 		case "seq_no_primary_term":
 			r.seqNo = v.Bool()
 		case "timeout":
+		case "pit":
+			r.pit, err = parsePITRef(v, body)
 		default:
 			if searchBodyUnsupported[key] {
 				err = errUnsupportedf("search option [%s]", key)
@@ -154,6 +159,19 @@ func parseSearchBody(body []byte, count bool) (*searchReq, *esError) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if r.pit != nil && len(r.sorts) > 0 {
+		// RestSearchAction.preparePointInTime: a sort without _shard_doc gets it as the
+		// tiebreaker, ascending.
+		tie := true
+		for _, s := range r.sorts {
+			if s.field == "_shard_doc" {
+				s.pit, tie = true, false
+			}
+		}
+		if tie {
+			r.sorts = append(r.sorts, &sortSpec{field: "_shard_doc", pit: true})
+		}
 	}
 	r.relevance = relevanceOnly(r.sorts)
 	return r, nil
@@ -390,6 +408,12 @@ func (c *execCtx) resolveSort(s *sortSpec) (*sortKey, *esError) {
 	case "_id":
 		return nil, errIllegalArg("Fielddata access on the _id field is disallowed, you can re-enable it by updating the dynamic cluster setting: indices.id_field_data.enabled")
 	case "_shard_doc":
+		if s.pit {
+			// ShardDocSortField: (shard request index << 32) | document number; the engine's
+			// points in time are over one single-shard index, so the document number.
+			k.ct = ctDoc
+			return k, nil
+		}
 		return nil, errIllegalArg("[_shard_doc] sort field cannot be used without [point in time]")
 	}
 	if strings.HasPrefix(s.field, "_") && c.ix.m.fields[s.field] == nil {
