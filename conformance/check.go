@@ -121,6 +121,9 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 			break
 		}
 	}
+	if !res.Pass && opts.bits()&relaxTieOrder != 0 {
+		res = x.checkTies(status, body, res, opts)
+	}
 	return res
 }
 

@@ -69,6 +69,8 @@ var commands = []*command{
 	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
+	{"capture", "a reverse proxy in front of an engine that records the read requests as a workload", cmdCapture},
+	{"shadow", "a reverse proxy that also checks a candidate's answers against the primary's, live", cmdShadow},
 	{"oracle", "compute, record or verify the expected responses (embedded, live:URL, golden:FILE)", cmdOracle},
 	{"yamltest", "run Elasticsearch YAML REST tests against the embedded engine or a URL", cmdYAMLTest},
 	{"fixtures", "write the default corpus, mapping and workload, or summarise a fixtures directory", cmdFixtures},
