@@ -66,8 +66,8 @@ func (x *Expectation) checkTies(status int, body []byte, res Result, opts *Optio
 	for i := range order {
 		order[i] = i
 	}
-	var moved [][2]int                      // groups whose members came in another order
-	unjudged := map[int]*tieGroup{}         // positions holding a hit the expected group lacks
+	var moved [][2]int              // groups whose members came in another order
+	unjudged := map[int]*tieGroup{} // positions holding a hit the expected group lacks
 	for gi := range groups {
 		g := &groups[gi]
 		used := make([]bool, g.end-g.start)
