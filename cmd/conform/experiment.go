@@ -146,7 +146,11 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if err != nil {
 		return err
 	}
-	settings, err := rf.settings(topts.Timeout)
+	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	settings, err := rf.settings(topts.Timeout, f.Workload)
 	if err != nil {
 		return err
 	}
@@ -210,10 +214,6 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	}
 	if *out == "" && !*dryRun {
 		return usageErr("experiment needs --out DIR")
-	}
-	f, err := loadFixtures(*fixturesDir)
-	if err != nil {
-		return err
 	}
 	if !*dryRun {
 		if err := os.MkdirAll(*out, 0o755); err != nil {

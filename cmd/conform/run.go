@@ -67,11 +67,11 @@ interrupted run.`,
 	if err != nil {
 		return err
 	}
-	settings, err := rf.settings(topts.Timeout)
+	f, err := loadFixtures(*fixturesDir)
 	if err != nil {
 		return err
 	}
-	f, err := loadFixtures(*fixturesDir)
+	settings, err := rf.settings(topts.Timeout, f.Workload)
 	if err != nil {
 		return err
 	}
