@@ -92,7 +92,9 @@ type Shadow struct {
 	dirty    bool
 	fields   map[string]*conformance.Options // per index, for the request-aware relaxations
 	fieldErr map[string]string
-	wg       sync.WaitGroup
+	// goldenErr says why golden.json could not be written with every failing case.
+	goldenErr string
+	wg        sync.WaitGroup
 }
 
 // group is the failures of one shape.
@@ -304,9 +306,11 @@ func (s *Shadow) shadow(ex *Exchange) {
 	}
 	if isNew && c != nil {
 		g.shape = c.Shape
-		path := strings.ReplaceAll(c.Path, fixtures.IndexPlaceholder, s.book.Index())
-		s.golden[c.Name] = oracle.Expected{Request: fixtures.Request{Case: c.Name, Op: c.Op, Method: c.Method, Path: path, Body: caseBody(c)},
-			Status: ex.Status, Body: append([]byte(nil), pBody...)}
+		// The request as the fixtures package replays the case, so the golden file's
+		// requests are the workload's own (conform check compares them).
+		if req, err := c.Request(s.book.Index(), goldenTotalHits, nil); err == nil {
+			s.golden[c.Name] = oracle.Expected{Request: req, Status: ex.Status, Body: append([]byte(nil), pBody...)}
+		}
 		if g.example == "" {
 			g.example = c.Name
 			for _, d := range res.Diffs {
@@ -329,21 +333,9 @@ func appendSample(xs []time.Duration, d time.Duration) []time.Duration {
 	return append(xs, d)
 }
 
-// caseBody is the request body a case sends: its JSON body, or its NDJSON lines joined.
-func caseBody(c *Case) []byte {
-	if len(c.NDJSON) > 0 {
-		var b bytes.Buffer
-		for _, l := range c.NDJSON {
-			b.Write(l)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
-	}
-	if c.Body == nil {
-		return nil
-	}
-	return append([]byte(nil), c.Body...)
-}
+// goldenTotalHits is the track_total_hits setting the golden file records; captured cases
+// are sent as recorded, so it changes none of their requests.
+const goldenTotalHits = "true"
 
 // ask sends a read to the candidate: the same method, path, query and body, with the
 // client's Content-Type and Accept, and the candidate URL's own credentials (the client's
@@ -606,6 +598,9 @@ func (s *Shadow) Summary(finished bool) ShadowSummary {
 	for idx, e := range s.fieldErr {
 		out.Notes = append(out.Notes, fmt.Sprintf("index %s: the request-aware relaxations excuse nothing: %s", idx, e))
 	}
+	if s.goldenErr != "" {
+		out.Notes = append(out.Notes, "golden.json holds no answer to some failing cases, so it does not match workload.json; replay them with --oracle live:"+redact(s.cfg.Primary)+" ("+s.goldenErr+")")
+	}
 	sort.Strings(out.Notes)
 	if s.book.Len() > 0 {
 		relax := ""
@@ -648,14 +643,18 @@ func (s *Shadow) write(finished bool) error {
 		return err
 	}
 	if len(cases) > 0 {
-		x := oracle.NewExpectations("live:"+redact(s.cfg.Primary), oracle.Settings{Index: index, TrackTotalHits: "true"}, cases)
+		// The hashes are those fixtures.Load gives a directory of a workload alone.
+		x := oracle.NewExpectations("live:"+redact(s.cfg.Primary), oracle.Settings{Index: index, TrackTotalHits: goldenTotalHits}, cases)
 		x.Engine = s.cfg.PrimaryIdentity
 		meta := fixtures.Meta{SHA256: fixtures.Hashes{Workload: fixtures.SHA256(wl)}}
 		var g bytes.Buffer
 		if err := oracle.WriteExpectations(&g, x, meta, s.cfg.Now()); err != nil {
-			return fmt.Errorf("writing the golden file: %w", err)
-		}
-		if err := writeAtomic(filepath.Join(s.cfg.Out, GoldenFile), g.Bytes()); err != nil {
+			// A golden file holds JSON request bodies; an _msearch case's NDJSON one it
+			// cannot yet. The file is left as it was and the report says so.
+			s.mu.Lock()
+			s.goldenErr = err.Error()
+			s.mu.Unlock()
+		} else if err := writeAtomic(filepath.Join(s.cfg.Out, GoldenFile), g.Bytes()); err != nil {
 			return err
 		}
 	}
