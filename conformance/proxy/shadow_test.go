@@ -190,15 +190,15 @@ func TestShadowMutations(t *testing.T) {
 func TestShadowNeverDelaysTheClient(t *testing.T) {
 	p := engineServer(t)
 	release := make(chan struct{})
-	var once sync.Once
-	defer once.Do(func() { close(release) })
 	c := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server notices the client leaving
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
 	defer c.Close()
+	defer close(release)
 	url, stop := runShadow(t, p.URL, c.URL, ShadowConfig{Queue: 1, Workers: 1, CandidateTimeout: 500 * time.Millisecond})
 	answered := make(chan struct{})
 	go func() {
