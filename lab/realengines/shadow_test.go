@@ -357,10 +357,20 @@ func TestShadowRealEngines(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{ // label prefix: the class its divergence fails with
-		"search-sort-stock-missing_first": "sort",         // opensearch-int-sort
-		"search-sort-tags-sort-sku-after": "status",       // opensearch-search-after-null-keyword
-		"search-ids-terms-agg-sku":        "aggregations", // opensearch-search-after-aggs
+	// The session's requests that OpenSearch 3.6 answers otherwise whatever its segments:
+	// label prefix and the class its divergence fails with. Two more depend on the segments
+	// (sort mode avg, and the aggregations beside a search_after, which passed right after a
+	// reload in one run and failed in later ones): they are logged, not required.
+	want := map[string]string{
+		"search-sort-stock-missing_first": "sort",   // opensearch-int-sort
+		"search-sort-tags-sort-sku-after": "status", // opensearch-search-after-null-keyword
+	}
+	for _, prefix := range []string{"search-sort-stock-mode_avg", "search-ids-terms-agg-sku"} {
+		for label, classes := range byLabel {
+			if strings.HasPrefix(label, prefix) {
+				t.Logf("segment-dependent divergence shown: %s %v", label, classes)
+			}
+		}
 	}
 	for prefix, class := range want {
 		found := false
