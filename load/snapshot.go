@@ -45,7 +45,9 @@ type SnapshotOptions struct {
 	Dir string
 	// From is the engine's URL as recorded: without credentials.
 	From string
-	// PageSize is the documents asked for per request (default 1000).
+	// PageSize is the documents asked for per request. 0 sizes the pages of a point in time
+	// by the documents read so far, about PageBytes each (within 100 to 10,000 documents,
+	// Elasticsearch's default max_result_window), starting at 1000; a scroll asks 1000.
 	PageSize int
 	// KeepAlive is how long the point in time or scroll lives between two pages (default
 	// 5 minutes).
@@ -70,11 +72,13 @@ type SnapshotProgress struct {
 
 // SnapshotReport is what a snapshot did.
 type SnapshotReport struct {
-	Index     string // the concrete index read
-	Identity  Identity
-	Method    string
-	Documents int64
-	Bytes     int64 // the size of corpus.ndjson
+	Index    string // the concrete index read
+	Identity Identity
+	Method   string
+	// Pages is the number of pages read, and MaxPage the most documents one of them held.
+	Pages, MaxPage int
+	Documents      int64
+	Bytes          int64 // the size of corpus.ndjson
 	// Reflowed counts the sources stored with line breaks between their tokens: bulk NDJSON
 	// needs one line per source, so they were written without those line breaks (nothing
 	// else in their bytes changes). Every other source is written byte for byte as stored.
@@ -110,8 +114,8 @@ var snapshotSettings = []string{
 // it was read. The transport carries the engine's address, credentials and TLS; nothing of
 // them is written.
 func Snapshot(ctx context.Context, tp elastictransport.Interface, o SnapshotOptions) (*SnapshotReport, error) {
-	if o.PageSize <= 0 {
-		o.PageSize = 1000
+	if o.PageSize < 0 {
+		o.PageSize = 0
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 5 * time.Minute
@@ -171,6 +175,7 @@ func Snapshot(ctx context.Context, tp elastictransport.Interface, o SnapshotOpti
 		}
 	}
 	rep.Method, err = r.run(ctx, func(page []byte) error {
+		rep.Pages++
 		if err := w.page(page); err != nil {
 			return err
 		}
@@ -191,7 +196,7 @@ func Snapshot(ctx context.Context, tp elastictransport.Interface, o SnapshotOpti
 		}
 		return nil, err
 	}
-	rep.Documents, rep.Bytes, rep.Reflowed, rep.Routed = w.docs, w.bytes, w.reflowed, w.routed
+	rep.Documents, rep.Bytes, rep.Reflowed, rep.Routed, rep.MaxPage = w.docs, w.bytes, w.reflowed, w.routed, r.maxPage
 	if rep.Documents == 0 {
 		os.Remove(tmpCorpus)
 		return nil, fmt.Errorf("index %s holds no documents: a snapshot needs at least one", index)
@@ -405,11 +410,29 @@ func changed(before, after indexState, read int64, method string) string {
 	return strings.Join(parts, "; ") + fmt.Sprintf(" (the %s read one state of the index, but it is not the state after)", method)
 }
 
+// PageBytes is about how many bytes of response an automatically sized page holds: large
+// enough that the requests' own cost is small, small enough that a page of large documents
+// stays a few megabytes in memory.
+const PageBytes = 4 << 20
+
 // reader pages through every document of an index.
 type reader struct {
-	c     esClient
-	index string
-	o     SnapshotOptions
+	c       esClient
+	index   string
+	o       SnapshotOptions
+	maxPage int
+}
+
+// size is the documents to ask for in the next page, after a page of n documents in b bytes
+// (n 0 before the first).
+func (r *reader) size(n, b int) int {
+	if r.o.PageSize > 0 {
+		return r.o.PageSize
+	}
+	if n == 0 {
+		return 1000
+	}
+	return min(10000, max(100, PageBytes*n/max(b, 1)))
 }
 
 // errNoPIT is a point in time the engine does not offer.
@@ -458,7 +481,12 @@ func (r *reader) pit(ctx context.Context, page func([]byte) error) error {
 	if id == "" {
 		return fmt.Errorf("%w: the engine opened a point in time without an id", errNoPIT)
 	}
-	fmt.Fprintf(r.o.Log, "snapshot: reading %s with a point in time, search_after on _shard_doc, %d documents a page\n", r.index, r.o.PageSize)
+	if r.o.PageSize > 0 {
+		fmt.Fprintf(r.o.Log, "snapshot: reading %s with a point in time, search_after on _shard_doc, %d documents a page\n", r.index, r.o.PageSize)
+	} else {
+		fmt.Fprintf(r.o.Log, "snapshot: reading %s with a point in time, search_after on _shard_doc, pages of about %d MiB (100 to 10000 documents)\n", r.index, PageBytes>>20)
+	}
+	size := r.size(0, 0)
 	defer func() {
 		// Closed even when the read failed or was interrupted, on a context of its own.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -475,7 +503,7 @@ func (r *reader) pit(ctx context.Context, page func([]byte) error) error {
 	first := true
 	for {
 		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"size":%d,"pit":{"id":%s,"keep_alive":%q},"sort":["_shard_doc"],"track_total_hits":false`, r.o.PageSize, jsonString(id), r.keepAlive())
+		fmt.Fprintf(&b, `{"size":%d,"pit":{"id":%s,"keep_alive":%q},"sort":["_shard_doc"],"track_total_hits":false`, size, jsonString(id), r.keepAlive())
 		if after != "" {
 			b.WriteString(`,"search_after":`)
 			b.WriteString(after)
@@ -502,9 +530,11 @@ func (r *reader) pit(ctx context.Context, page func([]byte) error) error {
 		if n == 0 {
 			return nil
 		}
+		r.maxPage = max(r.maxPage, n)
 		if err := page(res.Body); err != nil {
 			return err
 		}
+		size = r.size(n, len(res.Body))
 		last := hits.Get(strconv.Itoa(n-1) + ".sort")
 		if !last.IsArray() {
 			return fmt.Errorf("POST /_search (a page of the point in time): the last hit has no sort values to continue from")
@@ -518,8 +548,9 @@ func (r *reader) pit(ctx context.Context, page func([]byte) error) error {
 
 // scroll pages with a scroll sorted by _doc and clears it.
 func (r *reader) scroll(ctx context.Context, page func([]byte) error) error {
-	fmt.Fprintf(r.o.Log, "snapshot: reading %s with a scroll sorted by _doc, %d documents a page\n", r.index, r.o.PageSize)
-	body := []byte(fmt.Sprintf(`{"size":%d,"sort":["_doc"]}`, r.o.PageSize))
+	size := r.size(0, 0)
+	fmt.Fprintf(r.o.Log, "snapshot: reading %s with a scroll sorted by _doc, %d documents a page\n", r.index, size)
+	body := []byte(fmt.Sprintf(`{"size":%d,"sort":["_doc"]}`, size))
 	res, err := r.c.do(ctx, http.MethodPost, []string{r.index, "_search"}, url.Values{"scroll": {r.keepAlive()}}, body, "application/json")
 	if err != nil {
 		return err
@@ -543,9 +574,11 @@ func (r *reader) scroll(ctx context.Context, page func([]byte) error) error {
 		if !hits.IsArray() {
 			return fmt.Errorf("scroll: no hits.hits in the answer: %s", snippet(res.Body))
 		}
-		if len(hits.Array()) == 0 {
+		n := len(hits.Array())
+		if n == 0 {
 			return nil
 		}
+		r.maxPage = max(r.maxPage, n)
 		if err := page(res.Body); err != nil {
 			return err
 		}

@@ -109,6 +109,24 @@ func TestSnapshotWritesFixtures(t *testing.T) {
 	}
 }
 
+// Pages of a point in time are sized by the documents read: the first asks 1000, the next as
+// many as make about PageBytes (at most 10,000).
+func TestSnapshotSizesPages(t *testing.T) {
+	e := loadtest.NewFakeSnapshotES("products", 12500)
+	rep, _, err := runSnapshot(t, e, SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pages != 3 || rep.MaxPage != 10000 || rep.Documents != 12500 {
+		t.Errorf("pages %d, largest %d, documents %d; want 3 (1000, 10000, 1500), 10000, 12500", rep.Pages, rep.MaxPage, rep.Documents)
+	}
+	e = loadtest.NewFakeSnapshotES("products", 1200)
+	e.Dialect = "scroll"
+	if rep, _, err = runSnapshot(t, e, SnapshotOptions{}); err != nil || rep.Pages != 2 || rep.MaxPage != 1000 {
+		t.Errorf("a scroll asks 1000 a page: %+v, %v", rep, err)
+	}
+}
+
 func TestSnapshotSaysWhenTheIndexChanged(t *testing.T) {
 	e := loadtest.NewFakeSnapshotES("products", 1500)
 	e.WriteDuring = true

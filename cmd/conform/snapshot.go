@@ -49,7 +49,7 @@ interrupted snapshot (Ctrl-C, a timeout) leaves no corpus that looks complete.`,
 	index := fs.String("index", "", "the index (or an alias of one index) to export, by `NAME`")
 	out := fs.String("out", "", "write the fixtures into `DIR`")
 	force := fs.Bool("force", false, "write into a DIR that is not empty (its fixture files are replaced)")
-	pageSize := fs.Int("page-size", 1000, "documents per request (`N`)")
+	pageSize := fs.Int("page-size", 0, "documents per request (`N`); 0 sizes a point in time's pages to about 4 MiB each (100 to 10000 documents), a scroll's to 1000")
 	keepAlive := fs.Duration("keep-alive", 5*time.Minute, "how long the point in time or scroll lives between two pages")
 	method := fs.String("method", "auto", "how documents are read (`METHOD`): auto (a point in time, else a scroll), pit or scroll")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
@@ -70,8 +70,8 @@ interrupted snapshot (Ctrl-C, a timeout) leaves no corpus that looks complete.`,
 		return usageErr("snapshot needs --index NAME (the index to export)")
 	case *out == "":
 		return usageErr("snapshot needs --out DIR")
-	case *pageSize < 1 || *pageSize > 10000:
-		return usageErr("--page-size must be 1 to 10000 (Elasticsearch's max_result_window), not %d", *pageSize)
+	case *pageSize < 0 || *pageSize > 10000:
+		return usageErr("--page-size must be 0 (sized by the documents) or 1 to 10000 (Elasticsearch's max_result_window), not %d", *pageSize)
 	case *keepAlive < time.Second:
 		return usageErr("--keep-alive must be at least 1s")
 	}
@@ -135,7 +135,7 @@ interrupted snapshot (Ctrl-C, a timeout) leaves no corpus that looks complete.`,
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "snapshot of %s on %s (%s)\n", rep.Index, t.URL(""), rep.Identity)
-	fmt.Fprintf(w, "  method     %s, %d documents a page\n", rep.Method, *pageSize)
+	fmt.Fprintf(w, "  method     %s, %d pages of up to %d documents\n", rep.Method, rep.Pages, rep.MaxPage)
 	fmt.Fprintf(w, "  documents  %d, corpus.ndjson %s, sha256 %s\n", rep.Documents, byteSize(rep.Bytes), rep.Meta.SHA256.Corpus)
 	fmt.Fprintf(w, "  mapping    sha256 %s\n", rep.Meta.SHA256.Mapping)
 	rate := float64(rep.Documents) / max(rep.Took.Seconds(), 1e-9)

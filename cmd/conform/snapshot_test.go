@@ -23,7 +23,7 @@ func TestSnapshotUsageErrors(t *testing.T) {
 		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--out", "o"}, "snapshot needs --index NAME"},
 		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "i"}, "snapshot needs --out DIR"},
 		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "i", "--out", "o", "--method", "dump"}, "--method must be auto, pit or scroll"},
-		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "i", "--out", "o", "--page-size", "0"}, "--page-size must be 1 to 10000"},
+		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "i", "--out", "o", "--page-size", "-1"}, "--page-size must be 0 (sized by the documents) or 1 to 10000"},
 		{[]string{"snapshot", "--from", "127.0.0.1:9200", "--index", "i", "--out", "o"}, "--from: target"},
 		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "i", "--out", full}, "is not empty"},
 		{[]string{"snapshot", "--from", "http://127.0.0.1:1", "--index", "I*", "--out", "o"}, "--index:"},
@@ -53,7 +53,7 @@ func TestSnapshotCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"snapshot of products on " + srv.URL + " (Elasticsearch 8.15.0)", "documents  1200", "pit+search_after(_shard_doc), 500 documents a page", "unchanged"} {
+	for _, want := range []string{"snapshot of products on " + srv.URL + " (Elasticsearch 8.15.0)", "documents  1200", "pit+search_after(_shard_doc), 3 pages of up to 500 documents", "unchanged"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
