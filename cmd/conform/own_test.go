@@ -66,7 +66,7 @@ func TestCheckOwnWorkload(t *testing.T) {
 	if code, out, _ := runCLI(t, nil, "check", "--fixtures", dir, "--ops", "count-range-views"); code != exitOK || !strings.Contains(out, "count-range-views") {
 		t.Errorf("--ops count-range-views: exit %d\n%s", code, out)
 	}
-	if code, _, errOut := runCLI(t, nil, "check", "--fixtures", dir, "--ops", "mget"); code != exitUsage || !strings.Contains(errOut, "nothing to check with oracle embedded: every one of the 1 case need") {
+	if code, _, errOut := runCLI(t, nil, "check", "--fixtures", dir, "--ops", "mget"); code != exitUsage || !strings.Contains(errOut, "nothing to check with oracle embedded: 1 case needs --oracle live:URL") {
 		t.Errorf("--ops mget: exit %d, %s", code, errOut)
 	}
 	// explain says what a declined case needs.

@@ -193,7 +193,11 @@ func (s *Suite) DeclinedNote() string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d cases need --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines them (%s)", n, strings.Join(parts, "; "))
+	need := fmt.Sprintf("%d cases need", n)
+	if n == 1 {
+		need = "1 case needs"
+	}
+	return fmt.Sprintf("%s --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines them (%s)", need, strings.Join(parts, "; "))
 }
 
 func sortedOps(m map[string]int) []string {
