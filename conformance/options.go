@@ -38,6 +38,12 @@ const (
 	// unjudged (ties.go says exactly what is compared). conform shadow applies it by default:
 	// its two engines lay out segments, and so order ties, differently.
 	RelaxTieOrder Relaxation = "tie-order"
+	// RelaxScores ignores the scores: every hit's _score, hits.max_score, and the sort values
+	// of a _score sort key, including where the hits are in score order and scores would
+	// fail. The hits must still be the same, in the same order, with the same sources and
+	// the other sort values: what a gateway ranking on another engine can promise is the
+	// order, not Lucene's BM25 numbers.
+	RelaxScores Relaxation = "ignore-scores"
 
 	// The OpenSearch relaxations each excuse one divergence of OpenSearch 3.6 from
 	// Elasticsearch 8.15, found by conform fuzz and read in both engines' source
@@ -93,6 +99,7 @@ var relaxations = []struct {
 	{RelaxDocCountError, relaxDocCountError, "doc_count_error_upper_bound is not compared"},
 	{RelaxTotalsRelation, relaxTotalsRelation, "hits.total.relation is not compared"},
 	{RelaxTieOrder, relaxTieOrder, "hits tied on their whole sort tuple (or score) may come in any order within the tie (shadow's default)"},
+	{RelaxScores, relaxScores, "_score, max_score and _score sort values are not compared; the hits and their order still are"},
 	{RelaxOSIntSort, relaxOSIntSort, "OpenSearch: integer and boolean sort keys as int (missing-value bounds ±2147483648, search_after cast to int)"},
 	{RelaxOSSearchAfterNullKeyword, relaxOSSearchAfterNull, "OpenSearch: HTTP 500 null_pointer_exception for search_after with null on a keyword"},
 	{RelaxOSScaledFloatRounding, relaxOSScaledFloatRounding, "OpenSearch: scaled_float range and term values rounded to the nearest long off the grid"},
@@ -166,6 +173,7 @@ const (
 	relaxOSSortMode
 	relaxOSSearchAfterAggs
 	relaxTieOrder
+	relaxScores
 
 	// relaxRequestAware are the relaxations that look at the request and the mapping.
 	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
 	"github.com/tidwall/gjson"
 )
 
@@ -98,6 +99,35 @@ func (x *Expectations) Get(name string) *Expected {
 		}
 	}
 	return nil
+}
+
+// Declined lists the cases the oracle declined to answer, in workload order: the embedded
+// engine answers conform_unsupported_exception to a request outside its subset (full text,
+// scripts, other aggregations...). Such an answer is no expectation of Elasticsearch's: the
+// case needs a live Elasticsearch (--oracle live:URL) or a golden file recorded from one.
+func (x *Expectations) Declined() []*Expected {
+	var out []*Expected
+	for i := range x.Cases {
+		if engine.IsUnsupported(x.Cases[i].Status, x.Cases[i].Body) {
+			out = append(out, &x.Cases[i])
+		}
+	}
+	return out
+}
+
+// IsDeclined reports whether the oracle declined case name (see Declined).
+func (x *Expectations) IsDeclined(name string) bool {
+	e := x.Get(name)
+	return e != nil && engine.IsUnsupported(e.Status, e.Body)
+}
+
+// DeclinedReason is what the embedded engine said about a declined answer ("unsupported by
+// conform's embedded engine: ..."), or "".
+func DeclinedReason(e *Expected) string {
+	if e == nil || !engine.IsUnsupported(e.Status, e.Body) {
+		return ""
+	}
+	return gjson.GetBytes(e.Body, "error.reason").String()
 }
 
 // Warnings lists every caveat: the source's, then each case's prefixed with its name, in

@@ -257,6 +257,9 @@ func expectations(ctx context.Context, spec string, topts target.Options, f *fix
 func targetsOrEmbedded(specs []string, o target.Options, f *fixtures.Fixtures) (ts []*target.Target, stop func(), err error) {
 	stop = func() {}
 	if len(specs) == 0 {
+		if !f.HasCorpus() {
+			return nil, stop, usageErr("the fixtures have no corpus, so there is no embedded engine to serve them: give --target NAME=URL (and --oracle live:URL or golden:FILE)")
+		}
 		srv, err := suite.StartEmbedded(f)
 		if err != nil {
 			return nil, stop, infra(err)

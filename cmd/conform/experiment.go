@@ -237,6 +237,16 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
 		return infra(err)
 	}
+	if note := x.Suite.DeclinedNote(); note != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", note)
+		x.Settings.Ops = x.Suite.Ops
+		plan.Keys = nil
+		for _, op := range x.Settings.Ops {
+			for _, n := range x.Settings.Clients {
+				plan.Keys = append(plan.Keys, experiment.CellKey{Op: op, Clients: n})
+			}
+		}
+	}
 	if *dryRun { // a pilot: the baseline's rounds with the natives, nothing written
 		p := *x
 		p.Order, p.Sequential = make([]experiment.Variant, *pilot), nil

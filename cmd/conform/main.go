@@ -68,6 +68,7 @@ var commands = []*command{
 	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject or no-change", cmdExperiment},
 	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
+	{"snapshot", "export one index of a live Elasticsearch or OpenSearch into a fixtures directory", cmdSnapshot},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
 	{"capture", "a reverse proxy in front of an engine that records the read requests as a workload", cmdCapture},
 	{"shadow", "a reverse proxy that also checks a candidate's answers against the primary's, live", cmdShadow},

@@ -103,6 +103,10 @@ interrupted run.`,
 	if err != nil {
 		return infra(err)
 	}
+	if note := suite.DeclinedNote(); note != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", note)
+		settings.Ops = suite.Ops
+	}
 	prog := newProgress(e, *noProgress)
 	started := time.Now().UTC()
 	r := &runner.Run{

@@ -94,6 +94,19 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (json.RawMessage, map
 	if err != nil {
 		return nil, nil, err
 	}
+	if !l.f.HasCorpus() {
+		// A workload alone: there is no corpus to count or fingerprint, so readiness is only
+		// that the target answers, and says so.
+		id, err := load.ProbeIdentity(ctx, tp)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l.cfg.Log != nil {
+			l.logOnce(t.Name, fmt.Sprintf("%s: the fixtures have no corpus: readiness proves nothing about the data index %s holds, only that %s answers\n", t.Name, t.IndexFor(l.f.Workload.Index), t.Name))
+		}
+		ident, _ := json.Marshal(id)
+		return ident, map[string]any{"corpus": "none in the fixtures: not proved"}, nil
+	}
 	p, err := load.ProbeES(ctx, tp, t.IndexFor(l.f.Workload.Index), l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 	if err != nil {
 		return nil, nil, err

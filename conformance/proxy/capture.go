@@ -63,6 +63,7 @@ type Capture struct {
 	behind      int64
 	started     time.Time
 	dirty       bool
+	written     int64 // the forwarder's request count when the files were written
 }
 
 // CaptureSummary is capture.json: what the proxy saw, rewritten as it goes.
@@ -159,10 +160,13 @@ func (c *Capture) Run(ctx context.Context) error {
 	}
 }
 
+// isDirty reports whether the files are behind: a read was recorded or checked, or any
+// request went through, since they were written.
 func (c *Capture) isDirty() bool {
+	n := c.fwd.seq.Load()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.dirty
+	return c.dirty || n != c.written
 }
 
 func (c *Capture) record(ex *Exchange) {
@@ -219,10 +223,11 @@ func (c *Capture) Summary(finished bool) CaptureSummary {
 }
 
 func (c *Capture) write(finished bool) error {
+	n := c.fwd.seq.Load()
 	s := c.Summary(finished)
 	c.mu.Lock()
 	wl := c.book.Marshal()
-	c.dirty = false
+	c.dirty, c.written = false, n
 	c.mu.Unlock()
 	sj, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

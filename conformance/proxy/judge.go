@@ -17,35 +17,18 @@ type errUncheckable struct{ reason string }
 
 func (e *errUncheckable) Error() string { return e.reason }
 
-// Judge checks the candidate's answer against the primary's, which is the oracle, with the
-// strict check and opts. What is compared depends on the endpoint:
-//
-//   - a HEAD (exists, source-exists): the status alone, the only thing it answers;
-//   - a GET _source answering 2xx: the body as a document's _source (class sources), since
-//     that endpoint answers the bare source object; an error answer as an error;
-//   - every other read: conformance.Compile of the primary's answer, given the request body
-//     (ForRequest) for the rules that read it, then Check of the candidate's.
-//
-// A primary answer the check cannot compile is an *errUncheckable.
-func Judge(ep Endpoint, reqBody []byte, pStatus int, pBody []byte, cStatus int, cBody []byte, opts *conformance.Options) (conformance.Result, error) {
-	switch {
-	case ep.Name == "exists" || ep.Name == "source-exists":
-		if pStatus == cStatus {
-			return conformance.Result{Pass: true}, nil
-		}
-		return conformance.Result{Diffs: []conformance.Difference{{Class: conformance.ClassStatus,
-			Want: fmt.Sprint(pStatus), Got: fmt.Sprint(cStatus), Fails: true}}}, nil
-	case ep.Name == "source" && pStatus/100 == 2:
-		wrap := func(b []byte) []byte {
-			return append(append([]byte(`{"found":true,"_source":`), bytes.TrimSpace(b)...), '}')
-		}
-		pBody, cBody = wrap(pBody), wrap(cBody)
-	}
-	x, err := conformance.Compile(pStatus, pBody)
+// Judge checks the candidate's answer against the primary's, which is the oracle, as conform
+// check checks a captured case on replay: conformance.CompileAny of the primary's answer (a
+// search, count, document, _mget or _msearch answer by its shape, any other JSON strictly as
+// a whole, an empty answer such as a HEAD's or a text one byte for byte), given the request
+// body for the rules that read it (ForRequest), then Check of the candidate's with opts. A
+// primary answer the check cannot compile is an *errUncheckable.
+func Judge(reqBody []byte, pStatus int, pBody []byte, cStatus int, cBody []byte, opts *conformance.Options) (conformance.Result, error) {
+	x, err := conformance.CompileAny(pStatus, pBody)
 	if err != nil {
 		return conformance.Result{}, &errUncheckable{reason: err.Error()}
 	}
-	if len(reqBody) > 0 && ep.Name != "msearch" {
+	if len(reqBody) > 0 {
 		x.ForRequest(reqBody)
 	}
 	return x.Check(cStatus, cBody, opts), nil

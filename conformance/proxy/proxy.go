@@ -193,9 +193,12 @@ type exchangeKey struct{}
 var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Es-Secondary-Authorization", "X-Api-Key"}
 
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	seq := f.seq.Add(1)
 	ep := Classify(r.Method, r.URL.EscapedPath(), r.URL.RawQuery)
+	var seq int64
 	f.count(func(c *Counts) {
+		// The sequence moves inside the counts' lock, so a writer that reads it before the
+		// counts never finds a request counted in one and not the other.
+		seq = f.seq.Add(1)
 		c.Requests++
 		switch ep.Kind {
 		case Read:

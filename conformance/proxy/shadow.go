@@ -90,6 +90,7 @@ type Shadow struct {
 	groups   map[string]*group
 	started  time.Time
 	dirty    bool
+	written  int64                           // the forwarder's request count when the files were written
 	fields   map[string]*conformance.Options // per index, for the request-aware relaxations
 	fieldErr map[string]string
 	// goldenErr says why golden.json could not be written with every failing case.
@@ -224,10 +225,13 @@ func (s *Shadow) Run(ctx context.Context) error {
 	}
 }
 
+// isDirty reports whether the files are behind: a read was recorded or checked, or any
+// request went through, since they were written.
 func (s *Shadow) isDirty() bool {
+	n := s.fwd.seq.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.dirty
+	return s.dirty || n != s.written
 }
 
 func (s *Shadow) skip(reason string) {
@@ -268,7 +272,7 @@ func (s *Shadow) shadow(ex *Exchange) {
 		res = conformance.Result{Diffs: []conformance.Difference{*fault}}
 	} else {
 		opts := s.options(ex.Endpoint.Index)
-		r, err := Judge(ex.Endpoint, ex.Request.Body, ex.Status, pBody, cStatus, cBody, opts)
+		r, err := Judge(ex.Request.Body, ex.Status, pBody, cStatus, cBody, opts)
 		var un *errUncheckable
 		if errors.As(err, &un) {
 			s.skip("primary answer not checkable")
@@ -627,8 +631,10 @@ func (s *Shadow) Summary(finished bool) ShadowSummary {
 }
 
 func (s *Shadow) write(finished bool) error {
+	n := s.fwd.seq.Load()
 	sum := s.Summary(finished)
 	s.mu.Lock()
+	s.written = n
 	wl := s.book.Marshal()
 	cases := make([]oracle.Expected, 0, len(s.golden))
 	for _, c := range s.book.Cases() {
