@@ -252,7 +252,7 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// The answer broke off after its headers were sent: ReverseProxy aborts the
 			// client's connection, which is all a proxy can do then.
 			f.count(func(c *Counts) { c.Aborted++ })
-			if ex != nil {
+			if ex != nil && f.observe != nil {
 				ex.Fault = "the upstream's answer broke off"
 				if ctx.Err() != nil {
 					ex.Fault = fmt.Sprintf("the upstream's answer was not complete within %v", f.timeout)
