@@ -182,7 +182,10 @@ func (x *Expectations) Hash() string {
 }
 
 // CanonicalBody is the form of a response body that Hash digests: compact JSON with a
-// top-level took of 0, or the bytes unchanged when they are not JSON.
+// top-level took of 0, and the took of each search of an _msearch ("responses": [{"took":..},
+// ...]) too, or the bytes unchanged when they are not JSON. (An answer with no "responses"
+// array, every answer of the five built-in operations, canonicalises as before it was
+// looked at, so recorded hashes keep.)
 func CanonicalBody(body []byte) []byte {
 	if !json.Valid(body) {
 		return body
@@ -195,15 +198,33 @@ func CanonicalBody(body []byte) []byte {
 	if len(out) == 0 || out[0] != '{' {
 		return out
 	}
-	took := gjson.GetBytes(out, "took")
-	if !took.Exists() || took.Index <= 0 || took.Raw == "0" {
+	type span struct{ at, n int }
+	var spans []span // took values to write as 0, in body order
+	if took := gjson.GetBytes(out, "took"); took.Exists() && took.Index > 0 && took.Raw != "0" {
+		spans = append(spans, span{took.Index, len(took.Raw)})
+	}
+	if items := gjson.GetBytes(out, "responses.#.took"); items.IsArray() {
+		vals := items.Array()
+		for i, at := range items.Indexes {
+			if i < len(vals) && at > 0 && vals[i].Raw != "0" {
+				spans = append(spans, span{at, len(vals[i].Raw)})
+			}
+		}
+	}
+	if len(spans) == 0 {
 		return out
 	}
 	canon := make([]byte, 0, len(out))
-	canon = append(canon, out[:took.Index]...)
-	canon = append(canon, '0')
-	canon = append(canon, out[took.Index+len(took.Raw):]...)
-	return canon
+	last := 0
+	for _, sp := range spans {
+		if sp.at < last {
+			return out // not in body order: leave the body as it is rather than guess
+		}
+		canon = append(canon, out[last:sp.at]...)
+		canon = append(canon, '0')
+		last = sp.at + sp.n
+	}
+	return append(canon, out[last:]...)
 }
 
 // compactJSON removes insignificant whitespace from JSON, and returns anything else unchanged.

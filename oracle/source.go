@@ -63,7 +63,11 @@ func (Embedded) Expect(ctx context.Context, f *fixtures.Fixtures, s Settings) (*
 	}
 	e := engine.New()
 	if err := e.Load(s.Index, f.Mapping, f.Docs); err != nil {
-		return nil, fmt.Errorf("embedded engine: loading %d documents into %s: %w", len(f.Docs), s.Index, err)
+		hint := ""
+		if strings.Contains(err.Error(), "unsupported by conform's embedded engine") {
+			hint = " (the embedded engine declines this index: check it with --oracle live:URL, an Elasticsearch holding it, or --oracle golden:FILE)"
+		}
+		return nil, fmt.Errorf("embedded engine: loading %d documents into %s: %w%s", len(f.Docs), s.Index, err, hint)
 	}
 	x, err := Compute(ctx, f.Workload, s, EngineDoer(e))
 	if err != nil {
