@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,63 @@ func TestTieOrderPassesWhatStrictPasses(t *testing.T) {
 	r := x.Check(200, []byte(body), &Options{Relax: []Relaxation{RelaxTieOrder}})
 	if !r.Pass || len(r.Diffs) != 0 {
 		t.Fatalf("the expected body itself: %s", r)
+	}
+}
+
+// TestTieOrderProperties draws pages with runs of tied sort values and checks, for each, that
+// any reordering inside the runs passes under tie-order, that moving a hit across a run's
+// boundary fails (as ids), and that the strict check fails every reordering it sees. Seeded:
+// the same pages on every run.
+func TestTieOrderProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 3))
+	for n := range 300 {
+		size := 2 + r.IntN(12)
+		var hits []string
+		var keys []int
+		key := 0
+		for i := range size {
+			if i > 0 && r.IntN(3) == 0 {
+				key++
+			}
+			keys = append(keys, key)
+			hits = append(hits, fmt.Sprintf("d%d:%d", i, key))
+		}
+		want := tiePage(fmt.Sprintf("%d/eq", size), false, hits...)
+		x, err := Compile(200, []byte(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.ForRequest([]byte(fmt.Sprintf(`{"size":%d}`, size)))
+		// Shuffle within each run of equal keys.
+		within := append([]string(nil), hits...)
+		for i := 0; i < size; {
+			j := i
+			for j < size && keys[j] == keys[i] {
+				j++
+			}
+			r.Shuffle(j-i, func(a, b int) { within[i+a], within[i+b] = within[i+b], within[i+a] })
+			i = j
+		}
+		opts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+		got := tiePage(fmt.Sprintf("%d/eq", size), false, within...)
+		if res := x.Check(200, []byte(got), opts); !res.Pass {
+			t.Fatalf("page %d: a reordering within ties fails:\n%s", n, res)
+		}
+		if strict := x.Check(200, []byte(got), nil); strict.Pass != slices.Equal(within, hits) {
+			t.Fatalf("page %d: the strict check passes %v a reordering:\n%s", n, strict.Pass, strict)
+		}
+		// Swap two hits of different keys: a boundary broken.
+		a, b := r.IntN(size), r.IntN(size)
+		if keys[a] == keys[b] {
+			continue
+		}
+		across := append([]string(nil), within...)
+		across[a], across[b] = across[b], across[a]
+		// The swapped hits carry their own sort values, so the page is no longer sorted
+		// the way the primary's is: ids (and sort) fail, tie-order or not.
+		got = tiePage(fmt.Sprintf("%d/eq", size), false, across...)
+		if res := x.Check(200, []byte(got), opts); res.Pass || !slices.Contains(res.FailingClasses(), ClassIDs) {
+			t.Fatalf("page %d: hits %d and %d swapped across ties pass:\n%s", n, a, b, res)
+		}
 	}
 }
