@@ -22,7 +22,7 @@ run: build
 
 # Packages where concurrency lives: closed-loop clients, the engine's concurrent readers, the
 # loaders' parallel streams and the commands that drive them.
-RACE_PKGS := ./conformance ./conformance/runner/... ./conformance/target/... ./oracle/engine/... ./load/... ./conformance/fuzz/... ./cmd/conform/...
+RACE_PKGS := ./conformance ./conformance/proxy/... ./conformance/runner/... ./conformance/target/... ./oracle/engine/... ./load/... ./conformance/fuzz/... ./cmd/conform/...
 FUZZSHORT ?= 10s
 
 # make test: the unit tests (test-unit), then the real-engine suite (test-engines).

@@ -96,11 +96,16 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 		}
 	}()
 	w := walkers.Get().(*walker)
-	*w = walker{x: x, b: body, pedantic: opts != nil && opts.Pedantic, relax: opts.bits(), identDiff: -1, path: w.path[:0]}
+	*w = walker{x: x, b: body, pedantic: opts != nil && opts.Pedantic, relax: opts.bits(), identDiff: -1, path: w.path[:0], relevance: x.relevance}
 	if status != x.status {
 		w.addClass(ClassStatus, strconv.Itoa(x.status), strconv.Itoa(status), 0)
 	}
-	if !x.sameBytes(body) {
+	switch {
+	case x.kind == KindText:
+		if !bytes.Equal(body, x.body) {
+			w.addClass(ClassBody, textOf(x.body), textOf(body), 0)
+		}
+	case !x.sameBytes(body):
 		w.walkBody()
 	}
 	res.Diffs = w.diffs
@@ -109,6 +114,9 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 		if r := w.relax & relaxRequestAware; r != 0 {
 			x.excuseOpenSearch(status, body, res.Diffs, r, opts.Fields)
 		}
+	}
+	if len(res.Diffs) > 0 && w.relax&relaxScores != 0 && x.scoreSort != nil {
+		x.excuseScoreSorts(res.Diffs)
 	}
 	// The path's keys may point into body; drop them before the walker is reused.
 	clear(w.path[:cap(w.path)])
@@ -120,6 +128,9 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 			res.Pass = false
 			break
 		}
+	}
+	if !res.Pass && opts.bits()&relaxTieOrder != 0 {
+		res = x.checkTies(status, body, res, opts)
 	}
 	return res
 }
@@ -224,6 +235,9 @@ type walker struct {
 	// path is the stack of steps to the value being compared; its backing array is reused
 	// from check to check through walkers.
 	path []pathStep
+	// relevance is whether the search being walked is in score order (the expectation's, or
+	// an _msearch item's), so that its scores fail.
+	relevance bool
 }
 
 // walkers recycles walkers so that a passing check allocates nothing.
@@ -282,7 +296,7 @@ func (w *walker) addClass(cl Class, want, got string, relax relaxBits) {
 			}
 		}
 	}
-	d.Fails = d.Relaxed == "" && (w.pedantic || cl.FailsByDefault() || cl == ClassScore && w.x.relevance)
+	d.Fails = d.Relaxed == "" && (w.pedantic || cl.FailsByDefault() || cl == ClassScore && w.relevance)
 	w.diffs = append(w.diffs, d)
 }
 
@@ -417,7 +431,9 @@ func (w *walker) object(e *value, c ctx, depth int) {
 	objStart := w.pos
 	w.pos++
 	identity := c.identity() != ""
-	top := c == ctxTop || c == ctxDocTop
+	// top: a response's body, or one of an _mget's documents or an _msearch's searches,
+	// each of which may be an error where a result was expected.
+	top := c == ctxTop || c == ctxDocTop || c == ctxMgetDoc
 	gotError := false
 	mark, savedIdent := len(w.diffs), w.identDiff
 	if identity {
@@ -458,8 +474,9 @@ func (w *walker) object(e *value, c ctx, depth int) {
 			gotError = gotError || top && key == "error"
 			w.path = append(w.path, pathStep{key: key, idx: -1})
 			j, dup := e.find(kb, hint, &seen)
-			if identity && w.identDiff >= mark {
-				// Another entity: the rest of it is only validated, not compared.
+			if identity && w.identDiff >= mark && !(top && key == "error") {
+				// Another entity: the rest of it is only validated, not compared (but an
+				// error where a result was expected is still said, see otherKind).
 				if j >= 0 {
 					seen.set(j)
 				}
@@ -534,9 +551,14 @@ func (w *walker) object(e *value, c ctx, depth int) {
 // body fails as status and error, not also as ids.
 func (w *walker) otherKind(mark int) {
 	keep := w.diffs[:mark]
+	errPath := "error"
+	if len(w.path) > 0 {
+		// An _mget's document or an _msearch's search: its error is under its own path.
+		errPath = formatPath(w.path) + ".error"
+	}
 	for _, d := range w.diffs[mark:] {
-		if d.Class == ClassStatus || d.Class == ClassError || d.Path == "error" ||
-			strings.HasPrefix(d.Path, "error.") || strings.HasPrefix(d.Path, "error[") {
+		if d.Class == ClassStatus || d.Class == ClassError || d.Path == errPath ||
+			strings.HasPrefix(d.Path, errPath+".") || strings.HasPrefix(d.Path, errPath+"[") {
 			keep = append(keep, d)
 		}
 	}
@@ -574,7 +596,16 @@ func (w *walker) array(e *value, c ctx, depth int) {
 			w.ws()
 			w.path = append(w.path, pathStep{idx: n})
 			if n < len(e.elems) {
-				w.value(&e.elems[n], ec, depth)
+				if c == ctxResponses && n < len(w.x.itemRelevance) {
+					// Each search of an _msearch has its own order: its scores fail when
+					// its hits are in score order.
+					saved := w.relevance
+					w.relevance = w.x.itemRelevance[n]
+					w.value(&e.elems[n], ec, depth)
+					w.relevance = saved
+				} else {
+					w.value(&e.elems[n], ec, depth)
+				}
 			} else {
 				vs := w.pos
 				w.skip(depth)
@@ -624,6 +655,15 @@ func (w *walker) array(e *value, c ctx, depth int) {
 			w.path = w.path[:len(w.path)-1]
 		}
 	}
+}
+
+// textOf is a body that is not JSON as a difference shows it: a JSON string of its bytes
+// (invalid UTF-8 replaced), or <empty> for none.
+func textOf(b []byte) string {
+	if len(b) == 0 {
+		return "<empty>"
+	}
+	return quote(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
 
 func elements(n int) string {

@@ -271,11 +271,11 @@ func TestOptionsNames(t *testing.T) {
 
 func TestClasses(t *testing.T) {
 	all := Classes()
-	if len(all) != 17 || all[0] != ClassTransport {
+	if len(all) != 18 || all[0] != ClassTransport {
 		t.Fatalf("Classes() = %v", all)
 	}
 	strict := Failing(nil)
-	want := []Class{ClassTransport, ClassTimeout, ClassDecode, ClassStatus, ClassFound, ClassError, ClassIDs, ClassSources, ClassSort, ClassTotals, ClassAggregations}
+	want := []Class{ClassTransport, ClassTimeout, ClassDecode, ClassStatus, ClassFound, ClassError, ClassIDs, ClassSources, ClassSort, ClassTotals, ClassAggregations, ClassBody}
 	if !slices.Equal(strict, want) {
 		t.Errorf("Failing(nil) = %v, want %v", strict, want)
 	}
@@ -383,8 +383,8 @@ func TestCompileErrors(t *testing.T) {
 	}{
 		{99, `{"found":true}`, "not an HTTP status"},
 		{200, `{"found":`, "invalid JSON"},
-		{200, `[1]`, "array, not an object"},
-		{200, `{"acknowledged":true}`, "none of"},
+		{200, `[1`, "invalid JSON"},
+		{200, `green open catalogue`, "invalid"},
 		{200, strings.Repeat("[", 2000), "nested deeper"},
 	} {
 		_, err := Compile(c.status, []byte(c.body))
@@ -395,6 +395,8 @@ func TestCompileErrors(t *testing.T) {
 	for body, kind := range map[string]Kind{
 		`{"found":false}`: KindDocument, `{"hits":{}}`: KindSearch, `{"aggregations":{}}`: KindSearch,
 		`{"error":{},"status":500}`: KindError, `{"count":0}`: KindCount,
+		`{"docs":[]}`: KindMget, `{"took":1,"responses":[]}`: KindMsearch, `{"acknowledged":true}`: KindGeneric,
+		`[1]`: KindGeneric, `"x"`: KindGeneric, ``: KindText, `{"docs":{}}`: KindGeneric,
 	} {
 		if x := mustCompile(t, 200, body); x.Kind() != kind {
 			t.Errorf("%s: kind %s, want %s", body, x.Kind(), kind)

@@ -29,6 +29,10 @@ const (
 	ClassSort         Class = "sort"         // each hit's sort array
 	ClassTotals       Class = "totals"       // hits.total (value, relation, presence) and _count's count
 	ClassAggregations Class = "aggregations" // names, bucket order, keys, counts, metric values
+	// ClassBody: a value of a response of no kind the check has rules for (not a search,
+	// count, document read, _mget, _msearch or error: GET /, _field_caps, a HEAD's empty
+	// body, text), compared strictly as JSON values, or byte for byte when not JSON.
+	ClassBody Class = "body"
 )
 
 // Classes that are reported but do not fail unless Options.Pedantic is set.
@@ -45,7 +49,7 @@ const (
 // reader checks a response, then the report-only classes.
 var classOrder = []Class{
 	ClassTransport, ClassTimeout, ClassDecode,
-	ClassStatus, ClassFound, ClassError, ClassIDs, ClassSources, ClassSort, ClassTotals, ClassAggregations,
+	ClassStatus, ClassFound, ClassError, ClassIDs, ClassSources, ClassSort, ClassTotals, ClassAggregations, ClassBody,
 	ClassKeyOrder, ClassTook, ClassShards, ClassScore, ClassVersion, ClassOther,
 }
 

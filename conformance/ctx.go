@@ -37,6 +37,11 @@ const (
 	ctxStatus                   // an error body's status
 	ctxCount                    // _count's count
 	ctxOther                    // anything else
+	ctxDocs                     // an _mget's docs: each element is a document read (ctxMgetDoc)
+	ctxMgetDoc                  // one document read of an _mget, checked as a get's body
+	ctxResponses                // an _msearch's responses: each element is a search (ctxTop)
+	ctxGeneric                  // the body of a response of no kind the check knows
+	ctxBody                     // anything inside such a body
 )
 
 var ctxClass = [...]Class{
@@ -70,6 +75,11 @@ var ctxClass = [...]Class{
 	ctxStatus:        ClassStatus,
 	ctxCount:         ClassTotals,
 	ctxOther:         ClassOther,
+	ctxDocs:          ClassIDs,    // how many documents, as a hit list's length is
+	ctxMgetDoc:       ClassIDs,    // a document missing, or not an object
+	ctxResponses:     ClassDecode, // not one answer per search: no client can pair them
+	ctxGeneric:       ClassBody,
+	ctxBody:          ClassBody,
 }
 
 func (c ctx) class() Class { return ctxClass[c] }
@@ -83,6 +93,8 @@ func (c ctx) relaxedBy() relaxBits {
 		return relaxSumOther
 	case ctxDocCountError:
 		return relaxDocCountError
+	case ctxScore, ctxMaxScore:
+		return relaxScores
 	}
 	return 0
 }
@@ -92,7 +104,7 @@ func (c ctx) relaxedBy() relaxBits {
 // that difference instead of comparing two unrelated documents field by field.
 func (c ctx) identity() string {
 	switch c {
-	case ctxHit, ctxDocTop:
+	case ctxHit, ctxDocTop, ctxMgetDoc:
 		return "_id"
 	case ctxBucket:
 		return "key"
@@ -106,7 +118,7 @@ func (c ctx) isIdentity() bool {
 
 func (c ctx) child(k string) ctx {
 	switch c {
-	case ctxTop, ctxDocTop:
+	case ctxTop, ctxDocTop, ctxMgetDoc:
 		switch k {
 		case "took":
 			return ctxTook
@@ -130,8 +142,24 @@ func (c ctx) child(k string) ctx {
 			return ctxStatus
 		case "count":
 			return ctxCount
+		case "docs":
+			if c == ctxTop {
+				return ctxDocs
+			}
+		case "responses":
+			if c == ctxTop {
+				return ctxResponses
+			}
 		}
 		return ctxOther
+	case ctxGeneric:
+		switch k {
+		case "took":
+			return ctxTook
+		case "_shards":
+			return ctxShards
+		}
+		return ctxBody
 	case ctxHits:
 		switch k {
 		case "total":
@@ -192,6 +220,12 @@ func (c ctx) child(k string) ctx {
 
 func (c ctx) elem() ctx {
 	switch c {
+	case ctxDocs:
+		return ctxMgetDoc
+	case ctxResponses:
+		return ctxTop
+	case ctxGeneric:
+		return ctxBody
 	case ctxHitList:
 		return ctxHit
 	case ctxBuckets:

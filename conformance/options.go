@@ -30,6 +30,20 @@ const (
 	// RelaxTotalsRelation ignores hits.total.relation ("eq" or "gte"), and its absence; the
 	// value must still match.
 	RelaxTotalsRelation Relaxation = "ignore-totals-relation"
+	// RelaxTieOrder accepts hits in another order where the expected answer shows them tied:
+	// within each run of consecutive expected hits whose whole sort tuple (or, in relevance
+	// order, _score) is equal, the same multiset of _id in the same positions, each hit then
+	// compared whole. At a page edge where the tie may continue beyond the page, a hit the
+	// expected page does not hold is accepted only with the tie's sort values, its _source
+	// unjudged (ties.go says exactly what is compared). conform shadow applies it by default:
+	// its two engines lay out segments, and so order ties, differently.
+	RelaxTieOrder Relaxation = "tie-order"
+	// RelaxScores ignores the scores: every hit's _score, hits.max_score, and the sort values
+	// of a _score sort key, including where the hits are in score order and scores would
+	// fail. The hits must still be the same, in the same order, with the same sources and
+	// the other sort values: what a gateway ranking on another engine can promise is the
+	// order, not Lucene's BM25 numbers.
+	RelaxScores Relaxation = "ignore-scores"
 
 	// The OpenSearch relaxations each excuse one divergence of OpenSearch 3.6 from
 	// Elasticsearch 8.15, found by conform fuzz and read in both engines' source
@@ -84,6 +98,8 @@ var relaxations = []struct {
 	{RelaxSumOtherDocCount, relaxSumOther, "terms aggregations' sum_other_doc_count is not compared"},
 	{RelaxDocCountError, relaxDocCountError, "doc_count_error_upper_bound is not compared"},
 	{RelaxTotalsRelation, relaxTotalsRelation, "hits.total.relation is not compared"},
+	{RelaxTieOrder, relaxTieOrder, "hits tied on their whole sort tuple (or score) may come in any order within the tie (shadow's default)"},
+	{RelaxScores, relaxScores, "_score, max_score and _score sort values are not compared; the hits and their order still are"},
 	{RelaxOSIntSort, relaxOSIntSort, "OpenSearch: integer and boolean sort keys as int (missing-value bounds ±2147483648, search_after cast to int)"},
 	{RelaxOSSearchAfterNullKeyword, relaxOSSearchAfterNull, "OpenSearch: HTTP 500 null_pointer_exception for search_after with null on a keyword"},
 	{RelaxOSScaledFloatRounding, relaxOSScaledFloatRounding, "OpenSearch: scaled_float range and term values rounded to the nearest long off the grid"},
@@ -156,6 +172,8 @@ const (
 	relaxOSScaledFloatSort
 	relaxOSSortMode
 	relaxOSSearchAfterAggs
+	relaxTieOrder
+	relaxScores
 
 	// relaxRequestAware are the relaxations that look at the request and the mapping.
 	relaxRequestAware = relaxOSIntSort | relaxOSSearchAfterNull | relaxOSScaledFloatRounding | relaxOSScaledFloatSort | relaxOSSortMode | relaxOSSearchAfterAggs

@@ -1,14 +1,124 @@
 package conformance
 
-import "github.com/tidwall/gjson"
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
 
 // ForRequest attaches the request body the expectation answers and returns x. The rules that
-// depend on the request need it: the relation at exactly track_total_hits (acceptAtThreshold)
-// and the OpenSearch relaxations (opensearch.go). Without it they do nothing, and the check is
-// the plain strict one. Call it right after Compile, before the expectation is shared.
+// depend on the request need it: the relation at exactly track_total_hits (acceptAtThreshold),
+// the OpenSearch relaxations (opensearch.go), and the scores' (a search sorted by _score
+// first is in score order; RelaxScores excuses the sort values of its _score keys). Without
+// it they do nothing, and the check is the plain strict one. An _msearch's NDJSON body is
+// read a search at a time. Call it right after Compile, before the expectation is shared.
 func (x *Expectation) ForRequest(body []byte) *Expectation {
 	x.request = append([]byte(nil), body...)
+	x.scoreSort = nil
+	switch x.kind {
+	case KindSearch:
+		pos := scoreSortKeys(gjson.GetBytes(body, "sort"))
+		if len(pos) > 0 {
+			x.scoreSort = [][]int{pos}
+			x.relevance = x.relevance || pos[0] == 0 && hasHits(&x.root)
+		}
+	case KindMsearch:
+		// Lines alternate: a header, then the search's body.
+		lines := bytes.Split(bytes.TrimRight(body, "\n"), []byte("\n"))
+		for i := 0; i+1 < len(lines); i += 2 {
+			item := i / 2
+			pos := scoreSortKeys(gjson.GetBytes(lines[i+1], "sort"))
+			if len(pos) == 0 {
+				continue
+			}
+			for len(x.scoreSort) <= item {
+				x.scoreSort = append(x.scoreSort, nil)
+			}
+			x.scoreSort[item] = pos
+			if items := x.root.member("responses").elems; pos[0] == 0 && item < len(items) && item < len(x.itemRelevance) {
+				x.itemRelevance[item] = x.itemRelevance[item] || hasHits(&items[item])
+			}
+		}
+	}
 	return x
+}
+
+func hasHits(search *value) bool {
+	h := search.member("hits").member("hits")
+	return h != nil && h.kind == kArray && len(h.elems) > 0
+}
+
+// scoreSortKeys returns the positions of _score among a request's sort keys, in the forms
+// Elasticsearch reads (SortBuilder.fromXContent): a field name, an object of one or more
+// fields with their options, or an array of either.
+func scoreSortKeys(sort gjson.Result) []int {
+	var pos []int
+	n := 0
+	var key func(v gjson.Result)
+	key = func(v gjson.Result) {
+		switch {
+		case v.Type == gjson.String:
+			if v.Str == "_score" {
+				pos = append(pos, n)
+			}
+			n++
+		case v.IsObject():
+			v.ForEach(func(k, _ gjson.Result) bool {
+				if k.Str == "_score" {
+					pos = append(pos, n)
+				}
+				n++
+				return true
+			})
+		}
+	}
+	if sort.IsArray() {
+		for _, v := range sort.Array() {
+			key(v)
+		}
+	} else {
+		key(sort)
+	}
+	return pos
+}
+
+// excuseScoreSorts stops failing, under RelaxScores, the sort values that are scores: those
+// at the positions of _score among the request's sort keys (hits.hits[N].sort[K], or an
+// _msearch item's responses[I].hits.hits[N].sort[K]).
+func (x *Expectation) excuseScoreSorts(diffs []Difference) {
+	for i := range diffs {
+		d := &diffs[i]
+		if d.Class != ClassSort || !d.Fails {
+			continue
+		}
+		item, p := 0, d.Path
+		if rest, ok := strings.CutPrefix(p, "responses["); ok {
+			j := strings.IndexByte(rest, ']')
+			n, err := strconv.Atoi(rest[:max(j, 0)])
+			if j < 0 || err != nil {
+				continue
+			}
+			item, p = n, strings.TrimPrefix(rest[j+1:], ".")
+		}
+		if item >= len(x.scoreSort) || !strings.HasPrefix(p, "hits.hits[") {
+			continue
+		}
+		at := strings.LastIndex(p, "].sort[")
+		if at < 0 || !strings.HasSuffix(p, "]") {
+			continue
+		}
+		k, err := strconv.Atoi(p[at+len("].sort[") : len(p)-1])
+		if err != nil {
+			continue
+		}
+		for _, s := range x.scoreSort[item] {
+			if s == k {
+				d.Fails, d.Relaxed = false, RelaxScores
+			}
+		}
+	}
 }
 
 // acceptAtThreshold stops failing the one difference Elasticsearch itself makes either way:

@@ -45,7 +45,9 @@ type goldenCase struct {
 	Method string          `json:"method"`
 	Path   string          `json:"path"`
 	Body   json.RawMessage `json:"body,omitempty"`
-	Status int             `json:"status"`
+	// BodyText holds a request body that is not one JSON value (an _msearch's NDJSON).
+	BodyText *string `json:"body_text,omitempty"`
+	Status   int     `json:"status"`
 	// Response is the body when it is JSON; ResponseText holds any other body.
 	Response     json.RawMessage `json:"response,omitempty"`
 	ResponseText *string         `json:"response_text,omitempty"`
@@ -92,10 +94,12 @@ func WriteExpectations(w io.Writer, x *Expectations, meta fixtures.Meta, at time
 		gc := goldenCase{Case: c.Request.Case, Op: c.Request.Op, Method: c.Request.Method, Path: c.Request.Path,
 			Status: c.Status, Warnings: c.Warnings}
 		if c.Request.Body != nil {
-			if !json.Valid(c.Request.Body) {
-				return fmt.Errorf("case %s: the request body is not JSON", c.Request.Case)
+			if json.Valid(c.Request.Body) {
+				gc.Body = c.Request.Body
+			} else {
+				text := string(c.Request.Body)
+				gc.BodyText = &text
 			}
-			gc.Body = c.Request.Body
 		}
 		if len(c.Body) > 0 && json.Valid(c.Body) {
 			gc.Response = c.Body
@@ -277,6 +281,8 @@ func parseGoldenCase(file string, data []byte, start int64, raw []byte) (Expecte
 		return Expected{}, bad("case %s: has neither response nor response_text", gc.Case)
 	case gc.Response != nil && gc.ResponseText != nil:
 		return Expected{}, bad("case %s: has both response and response_text", gc.Case)
+	case gc.Body != nil && gc.BodyText != nil:
+		return Expected{}, bad("case %s: has both body and body_text", gc.Case)
 	}
 	x := Expected{
 		Request:  fixtures.Request{Case: gc.Case, Op: gc.Op, Method: gc.Method, Path: gc.Path},
@@ -285,6 +291,9 @@ func parseGoldenCase(file string, data []byte, start int64, raw []byte) (Expecte
 	}
 	if gc.Body != nil && !bytes.Equal(gc.Body, []byte("null")) {
 		x.Request.Body = []byte(gc.Body)
+	}
+	if gc.BodyText != nil {
+		x.Request.Body = []byte(*gc.BodyText)
 	}
 	if gc.Response != nil {
 		x.Body = []byte(gc.Response)

@@ -232,3 +232,24 @@ func TestReadExpectationsAcceptsExpectOutput(t *testing.T) {
 		t.Errorf("read back source %q hash %s, want embedded %s", h.Source, got.Hash(), x.Hash())
 	}
 }
+
+// A captured workload's requests need not be JSON (an _msearch's NDJSON) and its answers need
+// not be either (a HEAD's empty body): both are kept as text and read back the same.
+func TestGoldenNonJSONRequestAndAnswer(t *testing.T) {
+	nd := "{}\n{\"size\":0}\n"
+	x := NewExpectations("live:http://es", Settings{Index: "i", TrackTotalHits: "true"}, []Expected{
+		{Request: fixtures.Request{Case: "msearch/0", Op: "msearch", Method: "POST", Path: "/i/_msearch", Body: []byte(nd)}, Status: 200, Body: []byte(`{"took":1,"responses":[]}`)},
+		{Request: fixtures.Request{Case: "exists/0", Op: "exists", Method: "HEAD", Path: "/i/_doc/1"}, Status: 200, Body: []byte{}},
+	})
+	_, data := writeGolden(t, x, fixtures.Meta{})
+	_, got, err := ReadExpectations("g.json", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if string(got.Cases[0].Request.Body) != nd || got.Cases[1].Status != 200 || len(got.Cases[1].Body) != 0 {
+		t.Errorf("read back: %+v", got.Cases)
+	}
+	if got.Hash() != x.Hash() {
+		t.Error("the hash changed through the file")
+	}
+}

@@ -136,3 +136,16 @@ func TestCanonicalBody(t *testing.T) {
 		}
 	}
 }
+
+// Each search of an _msearch has a took of its own, which varies like the top-level one.
+func TestCanonicalBodyMsearchTook(t *testing.T) {
+	a := CanonicalBody([]byte(`{"took":5,"responses":[{"took":3,"hits":{}},{"error":{},"status":400},{"took":12,"hits":{}}]}`))
+	b := CanonicalBody([]byte(`{"took":9, "responses":[{"took":1,"hits":{}},{"error":{},"status":400},{"took":0,"hits":{}}]}`))
+	want := `{"took":0,"responses":[{"took":0,"hits":{}},{"error":{},"status":400},{"took":0,"hits":{}}]}`
+	if string(a) != want || string(b) != want {
+		t.Errorf("got\n%s\n%s\nwant %s", a, b, want)
+	}
+	if got := CanonicalBody([]byte(`{"took":3,"hits":{"total":1}}`)); string(got) != `{"took":0,"hits":{"total":1}}` {
+		t.Errorf("a search: %s", got)
+	}
+}

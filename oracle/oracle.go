@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
 	"github.com/tidwall/gjson"
 )
 
@@ -100,6 +101,35 @@ func (x *Expectations) Get(name string) *Expected {
 	return nil
 }
 
+// Declined lists the cases the oracle declined to answer, in workload order: the embedded
+// engine answers conform_unsupported_exception to a request outside its subset (full text,
+// scripts, other aggregations...). Such an answer is no expectation of Elasticsearch's: the
+// case needs a live Elasticsearch (--oracle live:URL) or a golden file recorded from one.
+func (x *Expectations) Declined() []*Expected {
+	var out []*Expected
+	for i := range x.Cases {
+		if engine.IsUnsupported(x.Cases[i].Status, x.Cases[i].Body) {
+			out = append(out, &x.Cases[i])
+		}
+	}
+	return out
+}
+
+// IsDeclined reports whether the oracle declined case name (see Declined).
+func (x *Expectations) IsDeclined(name string) bool {
+	e := x.Get(name)
+	return e != nil && engine.IsUnsupported(e.Status, e.Body)
+}
+
+// DeclinedReason is what the embedded engine said about a declined answer ("unsupported by
+// conform's embedded engine: ..."), or "".
+func DeclinedReason(e *Expected) string {
+	if e == nil || !engine.IsUnsupported(e.Status, e.Body) {
+		return ""
+	}
+	return gjson.GetBytes(e.Body, "error.reason").String()
+}
+
 // Warnings lists every caveat: the source's, then each case's prefixed with its name, in
 // workload order.
 func (x *Expectations) Warnings() []string {
@@ -152,7 +182,10 @@ func (x *Expectations) Hash() string {
 }
 
 // CanonicalBody is the form of a response body that Hash digests: compact JSON with a
-// top-level took of 0, or the bytes unchanged when they are not JSON.
+// top-level took of 0, and the took of each search of an _msearch ("responses": [{"took":..},
+// ...]) too, or the bytes unchanged when they are not JSON. (An answer with no "responses"
+// array, every answer of the five built-in operations, canonicalises as before it was
+// looked at, so recorded hashes keep.)
 func CanonicalBody(body []byte) []byte {
 	if !json.Valid(body) {
 		return body
@@ -165,15 +198,33 @@ func CanonicalBody(body []byte) []byte {
 	if len(out) == 0 || out[0] != '{' {
 		return out
 	}
-	took := gjson.GetBytes(out, "took")
-	if !took.Exists() || took.Index <= 0 || took.Raw == "0" {
+	type span struct{ at, n int }
+	var spans []span // took values to write as 0, in body order
+	if took := gjson.GetBytes(out, "took"); took.Exists() && took.Index > 0 && took.Raw != "0" {
+		spans = append(spans, span{took.Index, len(took.Raw)})
+	}
+	if items := gjson.GetBytes(out, "responses.#.took"); items.IsArray() {
+		vals := items.Array()
+		for i, at := range items.Indexes {
+			if i < len(vals) && at > 0 && vals[i].Raw != "0" {
+				spans = append(spans, span{at, len(vals[i].Raw)})
+			}
+		}
+	}
+	if len(spans) == 0 {
 		return out
 	}
 	canon := make([]byte, 0, len(out))
-	canon = append(canon, out[:took.Index]...)
-	canon = append(canon, '0')
-	canon = append(canon, out[took.Index+len(took.Raw):]...)
-	return canon
+	last := 0
+	for _, sp := range spans {
+		if sp.at < last {
+			return out // not in body order: leave the body as it is rather than guess
+		}
+		canon = append(canon, out[last:sp.at]...)
+		canon = append(canon, '0')
+		last = sp.at + sp.n
+	}
+	return append(canon, out[last:]...)
 }
 
 // compactJSON removes insignificant whitespace from JSON, and returns anything else unchanged.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle/engine"
 )
 
 // now is the clock recordings are stamped with; tests replace it.
@@ -79,6 +80,9 @@ type Mismatch struct {
 type Verification struct {
 	Live, Embedded *Expectations
 	Mismatches     []Mismatch // workload order
+	// Declined names the cases the embedded engine declines (conform_unsupported_exception):
+	// it gives no answer to compare, so they are neither matches nor mismatches.
+	Declined []string
 }
 
 // Verify computes the whole workload's expectations from the embedded and the live sources and
@@ -100,6 +104,10 @@ func Verify(ctx context.Context, f *fixtures.Fixtures, s Settings, embedded, liv
 		if got == nil {
 			v.Mismatches = append(v.Mismatches, Mismatch{Case: want.Request.Case, Live: want,
 				Differences: []string{"the embedded oracle has no such case"}})
+			continue
+		}
+		if engine.IsUnsupported(got.Status, got.Body) && !engine.IsUnsupported(want.Status, want.Body) {
+			v.Declined = append(v.Declined, want.Request.Case)
 			continue
 		}
 		var diffs []string

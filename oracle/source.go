@@ -58,9 +58,16 @@ func (Embedded) Name() string { return "embedded" }
 // case's answer through the engine's Do.
 func (Embedded) Expect(ctx context.Context, f *fixtures.Fixtures, s Settings) (*Expectations, error) {
 	s = s.withDefaults(f.Workload)
+	if !f.HasCorpus() {
+		return nil, fmt.Errorf("the fixtures have no corpus (mapping.json and corpus.ndjson), so the embedded engine has nothing to answer from: check a workload alone with --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE, or copy a snapshot's files in beside it (conform snapshot)")
+	}
 	e := engine.New()
 	if err := e.Load(s.Index, f.Mapping, f.Docs); err != nil {
-		return nil, fmt.Errorf("embedded engine: loading %d documents into %s: %w", len(f.Docs), s.Index, err)
+		hint := ""
+		if strings.Contains(err.Error(), "unsupported by conform's embedded engine") {
+			hint = " (the embedded engine declines this index: check it with --oracle live:URL, an Elasticsearch holding it, or --oracle golden:FILE)"
+		}
+		return nil, fmt.Errorf("embedded engine: loading %d documents into %s: %w%s", len(f.Docs), s.Index, err, hint)
 	}
 	x, err := Compute(ctx, f.Workload, s, EngineDoer(e))
 	if err != nil {

@@ -64,7 +64,7 @@ and since when.`,
 	cf.register(fs)
 	fixturesDir := fs.String("fixtures", "", "read the corpus, mapping and workload from `DIR` (default: the built-in catalogue)")
 	oracleSpec := fs.String("oracle", "embedded", "where expected responses come from (`SPEC`): embedded, live:URL or golden:FILE")
-	ops := fs.String("ops", strings.Join(fixtures.Ops, ","), "comma-separated operations to check (`LIST`)")
+	ops := fs.String("ops", "", "comma-separated operations to check (`LIST`; default: every operation of the workload, by its own labels)")
 	tth := fs.String("track-total-hits", envOr(e, "TRACK_TOTAL_HITS", "true"), "track_total_hits sent with every search: true, false or `N`")
 	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`, one testcase per case")
 	jsonOut := fs.String("json", "", "write the failures as JSON to `FILE`")
@@ -94,15 +94,20 @@ and since when.`,
 	if err != nil {
 		return err
 	}
-	opList, err := fixtures.ParseOps(*ops)
-	if err != nil {
-		return usageErr("--ops: %v", err)
+	if strings.TrimSpace(*ops) != "" {
+		if _, err := fixtures.ParseOps(*ops); err != nil {
+			return usageErr("--ops: %v", err)
+		}
 	}
 	totalHits, err := fixtures.ParseTotalHits(*tth)
 	if err != nil {
 		return usageErr("--track-total-hits: %v", err)
 	}
 	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	opList, err := workloadOps(*ops, f.Workload)
 	if err != nil {
 		return err
 	}

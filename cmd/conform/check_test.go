@@ -481,7 +481,7 @@ func TestCheckUsageErrors(t *testing.T) {
 	}{
 		{[]string{"check", "extra"}, "check takes no arguments"},
 		{[]string{"check", "--target", "a=http://127.0.0.1:1", "--target", "b=http://127.0.0.1:2"}, "check takes one --target"},
-		{[]string{"check", "--ops", "mget"}, `unknown operation "mget"`},
+		{[]string{"check", "--ops", "mget"}, `--ops: the workload has no "mget" cases (its operations: get, page, after, terms, counts)`},
 		{[]string{"check", "--relax", "everything"}, `unknown relaxation "everything"`},
 		{[]string{"check", "--track-total-hits", "maybe"}, "--track-total-hits"},
 		{[]string{"check", "--user", "alice"}, "--user alice needs a password in $CONFORM_PASSWORD"},

@@ -139,7 +139,7 @@ func (r *runFlags) register(e *env, fs *flag.FlagSet) error {
 		return err
 	}
 	tth := envOr(e, "TRACK_TOTAL_HITS", "true")
-	fs.StringVar(&r.ops, "ops", strings.Join(fixtures.Ops, ","), "comma-separated operations to run (`LIST`)")
+	fs.StringVar(&r.ops, "ops", "", "comma-separated operations to run (`LIST`; default: every operation of the workload, by its own labels)")
 	fs.StringVar(&r.clients, "clients", "1,8", "comma-separated concurrency levels (`LIST`), closed-loop clients with one connection each")
 	fs.IntVar(&r.requests, "requests", requests, "measured requests per trial, shared among the clients ($REQUESTS)")
 	fs.IntVar(&r.trials, "trials", trials, "trials per target, operation and concurrency level ($TRIALS)")
@@ -182,11 +182,12 @@ func (c *cpusFlag) pin(e *env, command string) error {
 	return nil
 }
 
-func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
+// settings are the run's settings for workload w: --ops is checked against its operations.
+func (r *runFlags) settings(timeout time.Duration, w *fixtures.Workload) (runner.Settings, error) {
 	s := runner.Settings{Requests: r.requests, Trials: r.trials, Warmup: r.warmup, Timeout: timeout, Keep: r.keep}
-	ops, err := fixtures.ParseOps(r.ops)
+	ops, err := workloadOps(r.ops, w)
 	if err != nil {
-		return s, usageErr("--ops: %v", err)
+		return s, err
 	}
 	s.Ops = ops
 	if s.Clients, err = runner.ParseClients(r.clients); err != nil {
@@ -207,6 +208,25 @@ func (r *runFlags) settings(timeout time.Duration) (runner.Settings, error) {
 		return s, usageErr("%v", err)
 	}
 	return s, nil
+}
+
+// workloadOps reads --ops for workload w: empty is every operation of the workload, and a
+// name the workload has no case of is a usage error naming the ones it has.
+func workloadOps(spec string, w *fixtures.Workload) ([]string, error) {
+	if len(w.Cases) == 0 {
+		return nil, usageErr("the fixtures have no workload.json, so no cases to send (a snapshot alone is for conform load; copy a workload.json in beside it)")
+	}
+	if strings.TrimSpace(spec) == "" {
+		return w.Ops(), nil
+	}
+	ops, err := fixtures.ParseOps(spec)
+	if err != nil {
+		return nil, usageErr("--ops: %v", err)
+	}
+	if err := w.CheckOps(ops); err != nil {
+		return nil, usageErr("--ops: %v", err)
+	}
+	return ops, nil
 }
 
 // oracleSource resolves --oracle: a bad spec is a usage error.
@@ -237,6 +257,9 @@ func expectations(ctx context.Context, spec string, topts target.Options, f *fix
 func targetsOrEmbedded(specs []string, o target.Options, f *fixtures.Fixtures) (ts []*target.Target, stop func(), err error) {
 	stop = func() {}
 	if len(specs) == 0 {
+		if !f.HasCorpus() {
+			return nil, stop, usageErr("the fixtures have no corpus, so there is no embedded engine to serve them: give --target NAME=URL (and --oracle live:URL or golden:FILE)")
+		}
 		srv, err := suite.StartEmbedded(f)
 		if err != nil {
 			return nil, stop, infra(err)

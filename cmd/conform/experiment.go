@@ -149,7 +149,11 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if err != nil {
 		return err
 	}
-	settings, err := rf.settings(topts.Timeout)
+	f, err := loadFixtures(*fixturesDir)
+	if err != nil {
+		return err
+	}
+	settings, err := rf.settings(topts.Timeout, f.Workload)
 	if err != nil {
 		return err
 	}
@@ -214,10 +218,6 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if *out == "" && !*dryRun {
 		return usageErr("experiment needs --out DIR")
 	}
-	f, err := loadFixtures(*fixturesDir)
-	if err != nil {
-		return err
-	}
 	if !*dryRun {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return infra(err)
@@ -239,6 +239,16 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	}
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
 		return infra(err)
+	}
+	if note := x.Suite.DeclinedNote(); note != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", note)
+		x.Settings.Ops = x.Suite.Ops
+		plan.Keys = nil
+		for _, op := range x.Settings.Ops {
+			for _, n := range x.Settings.Clients {
+				plan.Keys = append(plan.Keys, experiment.CellKey{Op: op, Clients: n})
+			}
+		}
 	}
 	if *dryRun { // a pilot: the baseline's rounds with the natives, nothing written
 		p := *x

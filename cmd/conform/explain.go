@@ -11,6 +11,7 @@ import (
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
+	"github.com/conform-dev/conform/oracle"
 )
 
 func cmdExplain(ctx context.Context, e *env, args []string) error {
@@ -108,6 +109,9 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	want := x.Get(name)
 	if want == nil {
 		return infra(fmt.Errorf("the oracle %s has no expectation for %s", x.Source, name))
+	}
+	if x.IsDeclined(name) {
+		return infra(fmt.Errorf("case %s: the oracle %s declines it (%s): explain it with --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE", name, x.Source, oracle.DeclinedReason(want)))
 	}
 	req, exp, err := suite.Prepare(t, x, c)
 	if err != nil {

@@ -156,6 +156,10 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 	if err != nil {
 		return err
 	}
+	if !f.HasCorpus() {
+		// The generator draws its fields and values from the mapping and the corpus.
+		return usageErr("fuzz draws its requests from the corpus and its mapping, and %s has none: copy a snapshot's mapping.json, corpus.ndjson and fixtures.json in beside the workload (conform snapshot)", *fixturesDir)
+	}
 	if opts, err = opts.WithMapping(f.Mapping); err != nil {
 		return usageErr("fixtures: %v", err)
 	}

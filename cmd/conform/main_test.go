@@ -124,7 +124,7 @@ func TestFixturesCommandErrors(t *testing.T) {
 	}{
 		{[]string{"fixtures", "--nosuchflag"}, "flag provided but not defined"},
 		{[]string{"fixtures", "--cases", "get=x"}, `--cases: "get=x" is not op=N`},
-		{[]string{"fixtures", "--fixtures", filepath.Join(dir, "nope")}, "mapping.json: missing from"},
+		{[]string{"fixtures", "--fixtures", filepath.Join(dir, "nope")}, "nope: no such directory"},
 		{[]string{"fixtures", "extra"}, "takes no arguments"},
 	}
 	for _, tc := range tests {

@@ -74,11 +74,11 @@ infrastructure error, a target readiness stopped or refused, or an interrupted r
 	if err != nil {
 		return err
 	}
-	settings, err := rf.settings(topts.Timeout)
+	f, err := loadFixtures(*fixturesDir)
 	if err != nil {
 		return err
 	}
-	f, err := loadFixtures(*fixturesDir)
+	settings, err := rf.settings(topts.Timeout, f.Workload)
 	if err != nil {
 		return err
 	}
@@ -109,6 +109,10 @@ infrastructure error, a target readiness stopped or refused, or an interrupted r
 	suite, err := runner.NewSuite(f, x, settings.Ops)
 	if err != nil {
 		return infra(err)
+	}
+	if note := suite.DeclinedNote(); note != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", note)
+		settings.Ops = suite.Ops
 	}
 	prog := newProgress(e, *noProgress)
 	started := time.Now().UTC()

@@ -286,7 +286,7 @@ func TestRunUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, []string{"run", "--ops", "mget"}, `unknown operation "mget"`},
+		{nil, []string{"run", "--ops", "mget"}, `--ops: the workload has no "mget" cases (its operations: get, page, after, terms, counts)`},
 		{nil, []string{"run", "--clients", "0"}, `"0" is not a positive integer`},
 		{nil, []string{"run", "--track-total-hits", "maybe"}, "track_total_hits must be"},
 		{map[string]string{"REQUESTS": "lots"}, []string{"run"}, `$REQUESTS="lots" is not a non-negative integer`},

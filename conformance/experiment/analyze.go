@@ -437,15 +437,19 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "natives' weight: %s\n", w)
 	}
 	fmt.Fprintf(&b, "rounds: %v; alpha %.2f (Holm over %d cells); threshold %.1f%%\n", r.Order, r.Alpha, len(r.Cells), 100*r.Threshold)
+	width := 12 // a workload's own labels may be longer than the built-in operations
+	for _, c := range r.Cells {
+		width = max(width, len(c.Key.String()))
+	}
 	for _, c := range r.Cells {
 		// Milliseconds on every line, as the reports' tables: a Duration prints µs below 1ms
 		// and ms above, so one column would mix units.
 		if math.IsNaN(c.Ratio) {
-			fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s untested: %s\n", c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Note)
+			fmt.Fprintf(&b, "%-*s %s %-9s base %s cand %s untested: %s\n", width, c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Note)
 			continue
 		}
-		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g",
-			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
+		fmt.Fprintf(&b, "%-*s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g",
+			width, c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 		if !math.IsNaN(c.MinDeclarable) {
 			fmt.Fprintf(&b, " declarable beyond %.1f%%", 100*c.MinDeclarable)
 		}

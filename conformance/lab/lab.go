@@ -105,6 +105,23 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 	if err != nil {
 		return readiness.Result{}, err
 	}
+	if !l.f.HasCorpus() {
+		// A workload alone: there is no corpus to count or fingerprint, so readiness is only
+		// that the target answers, and says so.
+		id, err := load.ProbeIdentity(ctx, tp)
+		if err != nil {
+			return readiness.Result{}, err
+		}
+		if l.cfg.Log != nil {
+			l.logOnce(t.Name, fmt.Sprintf("%s: the fixtures have no corpus: readiness proves nothing about the data index %s holds, only that %s answers\n", t.Name, t.IndexFor(l.f.Workload.Index), t.Name))
+		}
+		ident, _ := json.Marshal(id)
+		res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": "none in the fixtures: not proved"}}
+		if s := id.NotElasticsearch; s != "" {
+			res.Findings = []readiness.Finding{{Target: t.Name, Kind: readiness.KindIdentity, Summary: s}}
+		}
+		return l.conclude(t.Name, res)
+	}
 	p, err := load.ProbeES(ctx, tp, t.IndexFor(l.f.Workload.Index), l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 	if err != nil {
 		return readiness.Result{}, err
@@ -131,13 +148,19 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 		res.Probes["qdrant"] = qp
 		res.Findings = append(res.Findings, qdrantFindings(t.Name, l.cfg.Collection, qp)...)
 	}
+	return l.conclude(t.Name, res)
+}
+
+// conclude writes a target's findings to Config.Log and, with Config.RequireReady, turns
+// them into a refusal.
+func (l *Lab) conclude(name string, res readiness.Result) (readiness.Result, error) {
 	if l.cfg.Log != nil {
 		for _, f := range res.Findings {
-			l.logOnce(t.Name+"/"+f.Kind+"/"+f.Summary, fmt.Sprintf("%s: FINDING %s\n", t.Name, f))
+			l.logOnce(name+"/"+f.Kind+"/"+f.Summary, fmt.Sprintf("%s: FINDING %s\n", name, f))
 		}
 	}
 	if len(res.Findings) > 0 && l.cfg.RequireReady {
-		return readiness.Result{}, &readiness.Refused{Target: t.Name, Findings: res.Findings}
+		return readiness.Result{}, &readiness.Refused{Target: name, Findings: res.Findings}
 	}
 	return res, nil
 }

@@ -41,20 +41,27 @@ func CheckSummary(w io.Writer, r *suite.Run, verbose bool, explain ExplainFunc) 
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, args...), " "))
 	}
-	line("%-8s %6s %7s %7s  %s", "op", "cases", "passed", "failed", "failing cases by class")
+	width := 8 // the operations' own labels may be longer than the built-in five
+	for _, op := range ops {
+		width = max(width, len(op))
+	}
+	line("%-*s %6s %7s %7s  %s", width, "op", "cases", "passed", "failed", "failing cases by class")
 	total := &suite.OpRow{Classes: map[string]int{}}
 	for _, op := range ops {
 		row := rows[op]
-		line("%-8s %6d %7d %7d  %s", op, row.Cases, row.Passed, row.Cases-row.Passed, ClassesText(row.Classes))
+		line("%-*s %6d %7d %7d  %s", width, op, row.Cases, row.Passed, row.Cases-row.Passed, ClassesText(row.Classes))
 		total.Cases += row.Cases
 		total.Passed += row.Passed
 		for k, v := range row.Classes {
 			total.Classes[k] += v
 		}
 	}
-	line("%-8s %6d %7d %7d  %s", "total", total.Cases, total.Passed, total.Cases-total.Passed, ClassesText(total.Classes))
+	line("%-*s %6d %7d %7d  %s", width, "total", total.Cases, total.Passed, total.Cases-total.Passed, ClassesText(total.Classes))
 	if rep := r.ReportedOnly(); len(rep) > 0 {
 		fmt.Fprintf(w, "\nReported, not failing (cases by class): %s\n", ClassesText(rep))
+	}
+	if d := suite.DeclinedText(r.Declined); d != "" {
+		fmt.Fprintf(w, "\nNOT CHECKED: %s.\n", d)
 	}
 	if !r.Complete() {
 		fmt.Fprintf(w, "\nINCOMPLETE: %s; the counts are of the cases checked.\n", r.Incomplete)
@@ -229,6 +236,11 @@ type CheckReport struct {
 	// Findings are what readiness found wrong with the target without stopping the check;
 	// each fails it, as a failing case does.
 	Findings []readiness.Finding `json:"findings"`
+	// Declined counts the cases the oracle declined (the embedded engine's
+	// conform_unsupported_exception): not checked, they need --oracle live:URL or
+	// golden:FILE. DeclinedCases names them.
+	Declined      int      `json:"declined"`
+	DeclinedCases []string `json:"declined_cases,omitempty"`
 }
 
 // CheckFailure is one failing difference of one case, or a case's missing response.
@@ -249,6 +261,10 @@ func CheckJSON(r *suite.Run) CheckReport {
 		Findings: append([]readiness.Finding{}, r.Findings...)}
 	if out.Options == nil {
 		out.Options = []string{"strict"}
+	}
+	out.Declined = len(r.Declined)
+	for _, d := range r.Declined {
+		out.DeclinedCases = append(out.DeclinedCases, d.Case.Name)
 	}
 	for _, o := range r.Failing() {
 		for _, c := range o.Classes() {
@@ -276,6 +292,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr,omitempty"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -285,6 +302,7 @@ type junitSuite struct {
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr,omitempty"`
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -301,6 +319,12 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+// junitSkipped is a case the oracle declined: not checked.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -362,6 +386,22 @@ func CheckJUnit(r *suite.Run, explain ExplainFunc) []byte {
 		s.Tests++
 		doc.Tests++
 		s.Cases = append(s.Cases, tc)
+	}
+	for _, d := range r.Declined {
+		// A declined case is a skipped testcase, so CI shows what was not checked.
+		classname := "conform." + r.Target.Name + "." + d.Case.Op
+		s := suites[d.Case.Op]
+		if s == nil {
+			s = &junitSuite{Name: classname, Properties: props}
+			suites[d.Case.Op] = s
+			order = append(order, d.Case.Op)
+		}
+		s.Cases = append(s.Cases, junitCase{Name: d.Case.Name, Classname: classname, Time: "0.000000",
+			Skipped: &junitSkipped{Message: "not checked: the embedded engine declines it (" + d.Reason + "); check it with --oracle live:URL or --oracle golden:FILE"}})
+		s.Tests++
+		s.Skipped++
+		doc.Tests++
+		doc.Skipped++
 	}
 	for _, op := range order {
 		s := suites[op]

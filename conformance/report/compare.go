@@ -132,7 +132,11 @@ func (r *Results) TrialP50s(name string) map[experiment.CellKey][]time.Duration 
 // ratio B/A with its interval, the p-values before and after Holm, and the class.
 func CompareText(w io.Writer, files [2]string, pair [2]string, res *experiment.CompareResult) {
 	fmt.Fprintf(w, "A = %s in %s\nB = %s in %s\n%s\n\n", pair[0], files[0], pair[1], files[1], res.Method)
-	fmt.Fprintf(w, "%-26s %7s %9s %9s %7s %-17s %8s %8s  %s\n", "Operation", "clients", "A p50", "B p50", "B/A", "interval", "p", "p(Holm)", "class")
+	width := 26 // a workload's own labels may be longer than the built-in operations' names
+	for _, c := range res.Cells {
+		width = max(width, len(OpLabel(c.Key.Op)))
+	}
+	fmt.Fprintf(w, "%-*s %7s %9s %9s %7s %-17s %8s %8s  %s\n", width, "Operation", "clients", "A p50", "B p50", "B/A", "interval", "p", "p(Holm)", "class")
 	for _, c := range res.Cells {
 		iv := "–"
 		if c.Low == c.Low && c.High == c.High { // not NaN
@@ -149,7 +153,7 @@ func CompareText(w io.Writer, files [2]string, pair [2]string, res *experiment.C
 		if len(notes) > 0 {
 			note = " (" + strings.Join(notes, "; ") + ")"
 		}
-		fmt.Fprintf(w, "%-26s %7d %9s %9s %7s %-17s %8s %8s  %s %s%s\n", OpLabel(c.Key.Op), c.Key.Clients,
+		fmt.Fprintf(w, "%-*s %7d %9s %9s %7s %-17s %8s %8s  %s %s%s\n", width, OpLabel(c.Key.Op), c.Key.Clients,
 			spreadMs(c.A), spreadMs(c.B), ratio(c.Ratio), iv, pval(c.P), pval(c.PHolm), c.Class.Marker(), c.Class, note)
 	}
 	for _, warn := range res.Warnings {

@@ -62,6 +62,9 @@ func Verification(w io.Writer, v *suite.Verification, full bool) {
 	if reported := v.ReportedOnly(); len(reported) > 0 {
 		fmt.Fprintf(w, "reported, not failing (cases by class): %s\n", ClassesText(reported))
 	}
+	if n := len(v.Declined); n > 0 {
+		fmt.Fprintf(w, "not compared: the embedded engine declines %s (%s)\n", Plural(n, "case"), ClipText(strings.Join(v.Declined, ", "), 200))
+	}
 }
 
 // ShowBody writes a body under a title, trimmed around the difference paths unless full, or

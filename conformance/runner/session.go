@@ -108,6 +108,12 @@ type Suite struct {
 	Fixtures *fixtures.Fixtures
 	Expect   *oracle.Expectations
 	ops      map[string]*opSuite
+	// Declined counts, by operation, the cases the oracle declined to answer (the embedded
+	// engine's conform_unsupported_exception): they are left out of the run, and an
+	// operation all of whose cases were declined is left out of Ops.
+	Declined map[string]int
+	// Ops are the operations the suite runs, in the order asked.
+	Ops []string
 }
 
 type opSuite struct {
@@ -119,9 +125,11 @@ type opSuite struct {
 }
 
 // NewSuite compiles the expectations of the given operations. An operation without cases is
-// an error: a run would report nothing for it.
+// an error: a run would report nothing for it. The cases the oracle declined are left out
+// and counted (Declined); an operation of declined cases alone is left out of Ops, and a
+// suite with no operation left is an error.
 func NewSuite(f *fixtures.Fixtures, x *oracle.Expectations, ops []string) (*Suite, error) {
-	s := &Suite{Fixtures: f, Expect: x, ops: map[string]*opSuite{}}
+	s := &Suite{Fixtures: f, Expect: x, ops: map[string]*opSuite{}, Declined: map[string]int{}}
 	for _, op := range ops {
 		o := &opSuite{}
 		for i := range f.Workload.Cases {
@@ -133,7 +141,15 @@ func NewSuite(f *fixtures.Fixtures, x *oracle.Expectations, ops []string) (*Suit
 			if e == nil {
 				return nil, fmt.Errorf("the oracle has no expectation for case %s", c.Name)
 			}
-			chk, err := conformance.Compile(e.Status, e.Body)
+			if x.IsDeclined(c.Name) {
+				s.Declined[op]++
+				continue
+			}
+			compile := conformance.Compile
+			if c.Captured() {
+				compile = conformance.CompileAny
+			}
+			chk, err := compile(e.Status, e.Body)
 			if err != nil {
 				return nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
 			}
@@ -151,11 +167,50 @@ func NewSuite(f *fixtures.Fixtures, x *oracle.Expectations, ops []string) (*Suit
 			o.cases, o.expects, o.checks, o.cursors = append(o.cases, c), append(o.expects, e), append(o.checks, chk), append(o.cursors, cursor)
 		}
 		if len(o.cases) == 0 {
+			if s.Declined[op] > 0 {
+				continue
+			}
 			return nil, fmt.Errorf("the workload has no %s cases", op)
 		}
 		s.ops[op] = o
+		s.Ops = append(s.Ops, op)
+	}
+	if len(s.Ops) == 0 {
+		return nil, fmt.Errorf("nothing to run with oracle %s: %s", x.Source, s.DeclinedNote())
 	}
 	return s, nil
+}
+
+// DeclinedNote says how many cases the oracle declined and what they need, by operation, or
+// "" when it declined none.
+func (s *Suite) DeclinedNote() string {
+	n := 0
+	var parts []string
+	for _, op := range sortedOps(s.Declined) {
+		n += s.Declined[op]
+		left := "its other cases run"
+		if s.ops[op] == nil {
+			left = "left out of the run"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d, %s", op, s.Declined[op], left))
+	}
+	if n == 0 {
+		return ""
+	}
+	need := fmt.Sprintf("%d cases need", n)
+	if n == 1 {
+		need = "1 case needs"
+	}
+	return fmt.Sprintf("%s --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines them (%s)", need, strings.Join(parts, "; "))
+}
+
+func sortedOps(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for op := range m {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Cases returns how many cases an operation has in the suite.

@@ -82,7 +82,7 @@ func Endpoint(t *target.Target) oracle.Endpoint { return &endpoint{t: t} }
 type endpoint struct {
 	t    *target.Target
 	once sync.Once
-	do   func(ctx context.Context, method, path string, body []byte) (int, []byte, error)
+	do   func(ctx context.Context, r fixtures.Request) (int, []byte, error)
 	err  error
 }
 
@@ -91,11 +91,16 @@ func (p *endpoint) Name() string { return p.t.Redacted() }
 // Do sends the request through one transport made on first use, so a verify or record run
 // reuses its connections instead of dialling for every case.
 func (p *endpoint) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	p.once.Do(func() { p.do, p.err = p.t.Doer() })
+	return p.DoRequest(ctx, fixtures.Request{Method: method, Path: path, Body: body})
+}
+
+// DoRequest is Do with the request's own Content-Type and Accept headers.
+func (p *endpoint) DoRequest(ctx context.Context, r fixtures.Request) (int, []byte, error) {
+	p.once.Do(func() { p.do, p.err = p.t.RequestDoer() })
 	if p.err != nil {
 		return 0, nil, p.err
 	}
-	return p.do(ctx, method, path, body)
+	return p.do(ctx, r)
 }
 
 // Engine is a fresh embedded engine loaded with f's corpus under the workload's index: an

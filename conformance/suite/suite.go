@@ -87,6 +87,58 @@ type Run struct {
 	// Findings are what the readiness probe found wrong with the target without stopping
 	// the check (Checker.Ready): each fails the check as a failing case does.
 	Findings []readiness.Finding
+	// Declined are the cases the oracle declined to answer (the embedded engine's
+	// conform_unsupported_exception), in workload order: they were not sent, and need
+	// --oracle live:URL or golden:FILE.
+	Declined []Declined
+}
+
+// Declined is a case the oracle declined, and what it said.
+type Declined struct {
+	Case   *fixtures.Case
+	Reason string
+}
+
+// DeclinedText says how many cases need another oracle, naming the first few and why, or ""
+// when none does.
+func DeclinedText(d []Declined) string {
+	if len(d) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(d) == 1 {
+		b.WriteString("1 case needs")
+	} else {
+		fmt.Fprintf(&b, "%d cases need", len(d))
+	}
+	b.WriteString(" --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines them, so they were not checked (")
+	for i, x := range d {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more", len(d)-3)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", x.Case.Name, strings.TrimPrefix(x.Reason, "unsupported by conform's embedded engine: "))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// DeclinedCases are the cases of ops (all when empty) that x declined, in workload order.
+func DeclinedCases(f *fixtures.Fixtures, x *oracle.Expectations, ops []string) []Declined {
+	var out []Declined
+	for i := range f.Workload.Cases {
+		c := &f.Workload.Cases[i]
+		if len(ops) > 0 && !slices.Contains(ops, c.Op) {
+			continue
+		}
+		if e := x.Get(c.Name); e != nil && x.IsDeclined(c.Name) {
+			out = append(out, Declined{Case: c, Reason: oracle.DeclinedReason(e)})
+		}
+	}
+	return out
 }
 
 // Passed reports whether the check passed: every planned case checked and passed, and no
@@ -131,11 +183,25 @@ func Prepare(t *target.Target, x *oracle.Expectations, c *fixtures.Case) (fixtur
 	if err != nil {
 		return fixtures.Request{}, nil, err
 	}
-	exp, err := conformance.Compile(want.Status, want.Body)
+	exp, err := Compile(c, want)
 	if err != nil {
-		return fixtures.Request{}, nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
+		return fixtures.Request{}, nil, err
 	}
 	return req, exp.ForRequest(req.Body), nil
+}
+
+// Compile compiles the oracle's answer to case c: a captured case's answer may be of any kind
+// (conformance.CompileAny), a built-in operation's must be JSON.
+func Compile(c *fixtures.Case, want *oracle.Expected) (*conformance.Expectation, error) {
+	compile := conformance.Compile
+	if c.Captured() {
+		compile = conformance.CompileAny
+	}
+	exp, err := compile(want.Status, want.Body)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: the expected response is unusable: %w", c.Name, err)
+	}
+	return exp, nil
 }
 
 // OracleRequest is case c's request as the oracle of x was asked it, for a curl that asks it
@@ -185,11 +251,11 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Target: t, Oracle: x.Source, Options: opts, Fixtures: f}
+	run := &Run{Target: t, Oracle: x.Source, Options: opts, Fixtures: f, Declined: DeclinedCases(f, x, ops)}
 	var reqs []fixtures.Request
 	for i := range f.Workload.Cases {
 		c := &f.Workload.Cases[i]
-		if len(ops) > 0 && !slices.Contains(ops, c.Op) {
+		if len(ops) > 0 && !slices.Contains(ops, c.Op) || x.IsDeclined(c.Name) {
 			continue
 		}
 		req, exp, err := Prepare(t, x, c)
@@ -200,6 +266,9 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 		run.Cases = append(run.Cases, &Outcome{Case: c, Request: req, Want: exp})
 	}
 	if len(reqs) == 0 {
+		if len(run.Declined) > 0 {
+			return nil, fmt.Errorf("nothing to check with oracle %s: %s", x.Source, DeclinedText(run.Declined))
+		}
 		return nil, errors.New("no cases to check")
 	}
 	run.Planned = len(run.Cases)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/conform-dev/conform/fixtures"
 	"io"
 	"net"
 	"net/http"
@@ -43,21 +44,40 @@ func (t *Target) Client() (*elasticsearch.Client, error) {
 // response up to MaxBody; errors are scrubbed of credentials. It is how the live oracle and
 // conform fuzz reach a target.
 func (t *Target) Doer() (func(ctx context.Context, method, path string, body []byte) (int, []byte, error), error) {
-	tp, err := t.Transport()
+	do, err := t.RequestDoer()
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+		return do(ctx, fixtures.Request{Method: method, Path: path, Body: body})
+	}, nil
+}
+
+// RequestDoer is Doer for a whole request: its Content-Type (application/json when it has a
+// body and names none) and its Accept header are sent too.
+func (t *Target) RequestDoer() (func(ctx context.Context, r fixtures.Request) (int, []byte, error), error) {
+	tp, err := t.Transport()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, r fixtures.Request) (int, []byte, error) {
 		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
+		if r.Body != nil {
+			rd = bytes.NewReader(r.Body)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, path, rd)
+		req, err := http.NewRequestWithContext(ctx, r.Method, r.Path, rd)
 		if err != nil {
 			return 0, nil, err
 		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
+		if r.Body != nil {
+			ct := r.ContentType
+			if ct == "" {
+				ct = fixtures.MediaJSON
+			}
+			req.Header.Set("Content-Type", ct)
+		}
+		if r.Accept != "" {
+			req.Header.Set("Accept", r.Accept)
 		}
 		resp, err := tp.Perform(req)
 		if err != nil {

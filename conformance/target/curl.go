@@ -1,6 +1,7 @@
 package target
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/conform-dev/conform/fixtures"
@@ -39,9 +40,14 @@ func (t *Target) CurlAs(req fixtures.Request, env CurlEnv) string {
 		b.WriteString(" --cacert ")
 		b.WriteString(shellQuote(t.CAFile))
 	}
-	b.WriteString(" -X ")
-	b.WriteString(shellQuote(req.Method))
-	b.WriteByte(' ')
+	if req.Method == "HEAD" {
+		// -X HEAD would wait for a body that never comes; -I asks for the head alone.
+		b.WriteString(" -I ")
+	} else {
+		b.WriteString(" -X ")
+		b.WriteString(shellQuote(req.Method))
+		b.WriteByte(' ')
+	}
 	b.WriteString(shellQuote(t.URL(req.Path)))
 	switch {
 	case t.apiKey != "":
@@ -49,10 +55,23 @@ func (t *Target) CurlAs(req fixtures.Request, env CurlEnv) string {
 	case t.authHeader != "":
 		b.WriteString(` -u "$` + env.User + `:$` + env.Password + `"`)
 	}
+	if req.Accept != "" {
+		b.WriteString(" -H ")
+		b.WriteString(shellQuote("Accept: " + req.Accept))
+	}
 	if req.Body != nil {
-		b.WriteString(" -H 'Content-Type: application/json'")
+		ct := req.ContentType
+		if ct == "" {
+			ct = fixtures.MediaJSON
+		}
+		b.WriteString(" -H ")
+		b.WriteString(shellQuote("Content-Type: " + ct))
 		// -d reads a file when its argument starts with '@'; --data-raw never does.
-		if len(req.Body) > 0 && req.Body[0] == '@' {
+		// --data-binary keeps an NDJSON body's newlines as they are (its lines are JSON
+		// values, so it never starts with the '@' that would make it read a file).
+		if bytes.IndexByte(req.Body, '\n') >= 0 && req.Body[0] != '@' {
+			b.WriteString(" --data-binary ")
+		} else if len(req.Body) > 0 && req.Body[0] == '@' {
 			b.WriteString(" --data-raw ")
 		} else {
 			b.WriteString(" -d ")

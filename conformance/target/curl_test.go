@@ -32,6 +32,14 @@ func TestCurl(t *testing.T) {
 			`curl -sS -k -X 'GET' 'https://h:9200/catalogue/_doc/p-00017'`},
 		{"a body starting with @ is not a file name", "es=http://h:1", Options{}, fixtures.Request{Method: "POST", Path: "/x", Body: []byte("@/etc/passwd")},
 			`curl -sS -X 'POST' 'http://h:1/x' -H 'Content-Type: application/json' --data-raw '@/etc/passwd'`},
+		{"an NDJSON body keeps its newlines, with its own Content-Type", "es=http://h:1", Options{},
+			fixtures.Request{Method: "POST", Path: "/_msearch", Body: []byte("{}\n{\"size\":0}\n"), ContentType: fixtures.MediaNDJSON},
+			"curl -sS -X 'POST' 'http://h:1/_msearch' -H 'Content-Type: application/x-ndjson' --data-binary '{}\n{\"size\":0}\n'"},
+		{"a case's Accept header is sent", "es=http://h:1", Options{},
+			fixtures.Request{Method: "GET", Path: "/i/_doc/1", Accept: "application/vnd.elasticsearch+json; compatible-with=8"},
+			`curl -sS -X 'GET' 'http://h:1/i/_doc/1' -H 'Accept: application/vnd.elasticsearch+json; compatible-with=8'`},
+		{"HEAD asks for the head alone", "es=http://h:1", Options{}, fixtures.Request{Method: "HEAD", Path: "/i/_doc/1"},
+			`curl -sS -I 'http://h:1/i/_doc/1'`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.why, func(t *testing.T) {

@@ -294,7 +294,10 @@ func (x *httpExchanger) newRequest(p *Prepared) (*http.Request, error) {
 		return nil, err
 	}
 	if p.Body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", p.ContentType)
+	}
+	if p.Accept != "" {
+		req.Header.Set("Accept", p.Accept)
 	}
 	return req, nil
 }

@@ -36,6 +36,9 @@ type Prepared struct {
 	Path   string // as sent: prefix, index and any query string
 	Body   []byte // nil for a bodiless request
 	URL    string // full URL without credentials
+	// ContentType and Accept are the headers the request sends besides Host, User-Agent,
+	// Content-Length and Authorization ("" when not sent).
+	ContentType, Accept string
 
 	raw  []byte
 	head bool
@@ -66,7 +69,20 @@ func (t *Target) Prepare(req fixtures.Request) (*Prepared, error) {
 		}
 	}
 	path := t.Prefix + req.Path
-	p := &Prepared{Case: req.Case, Method: req.Method, Path: path, Body: req.Body, URL: t.URL(req.Path), head: req.Method == http.MethodHead}
+	p := &Prepared{Case: req.Case, Method: req.Method, Path: path, Body: req.Body, URL: t.URL(req.Path), head: req.Method == http.MethodHead, Accept: req.Accept}
+	if req.Body != nil {
+		p.ContentType = req.ContentType
+		if p.ContentType == "" {
+			p.ContentType = fixtures.MediaJSON
+		}
+	}
+	for _, h := range []string{p.ContentType, p.Accept} {
+		for i := 0; i < len(h); i++ {
+			if c := h[i]; c < ' ' && c != '\t' || c == 0x7f {
+				return nil, fmt.Errorf("case %s: header value %q contains a control character", req.Case, h)
+			}
+		}
+	}
 	b := make([]byte, 0, 256+len(req.Body))
 	b = append(b, req.Method...)
 	b = append(b, ' ')
@@ -75,8 +91,15 @@ func (t *Target) Prepare(req fixtures.Request) (*Prepared, error) {
 	b = append(b, t.Host...)
 	b = append(b, "\r\nUser-Agent: conform\r\n"...)
 	if req.Body != nil {
-		b = append(b, "Content-Type: application/json\r\nContent-Length: "...)
+		b = append(b, "Content-Type: "...)
+		b = append(b, p.ContentType...)
+		b = append(b, "\r\nContent-Length: "...)
 		b = strconv.AppendInt(b, int64(len(req.Body)), 10)
+		b = append(b, "\r\n"...)
+	}
+	if p.Accept != "" {
+		b = append(b, "Accept: "...)
+		b = append(b, p.Accept...)
 		b = append(b, "\r\n"...)
 	}
 	if t.authHeader != "" {

@@ -236,6 +236,18 @@ func TestPrepareSerialisesOnce(t *testing.T) {
 	if want := "GET /es/cat/_doc/p1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: conform\r\nAuthorization: Basic ZWxhc3RpYzpwdw==\r\n\r\n"; string(get.raw) != want {
 		t.Errorf("serialised GET:\n%q\nwant\n%q", get.raw, want)
 	}
+	nd, err := tg.Prepare(fixtures.Request{Case: "msearch/0", Method: "POST", Path: "/_msearch", Body: []byte("{}\n{}\n"),
+		ContentType: fixtures.MediaNDJSON, Accept: "application/json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "POST /es/_msearch HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: conform\r\nContent-Type: application/x-ndjson\r\nContent-Length: 6\r\n" +
+		"Accept: application/json\r\nAuthorization: Basic ZWxhc3RpYzpwdw==\r\n\r\n{}\n{}\n"; string(nd.raw) != want {
+		t.Errorf("serialised NDJSON:\n%q\nwant\n%q", nd.raw, want)
+	}
+	if _, err := tg.Prepare(fixtures.Request{Case: "x/0", Method: "GET", Path: "/", Accept: "a\r\nX-Evil: 1"}); err == nil {
+		t.Error("a header value with CR LF was serialised")
+	}
 	for _, s := range []string{fmt.Sprint(p), fmt.Sprintf("%+v", *p), fmt.Sprintf("%#v", p)} {
 		if strings.Contains(s, "ZWxhc3RpYzpwdw") {
 			t.Errorf("a printed Prepared shows the Authorization header: %s", s)

@@ -1,0 +1,225 @@
+package conformance
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// page renders a search response whose hits are given as "id:sortvalue[:source]" (sort under
+// a field sort) or, with relevance, "id:score".
+func tiePage(total string, relevance bool, hits ...string) string {
+	var hs []string
+	for _, h := range hits {
+		parts := strings.SplitN(h, ":", 3)
+		src := `{"n":1}`
+		if len(parts) == 3 {
+			src = parts[2]
+		}
+		if relevance {
+			hs = append(hs, fmt.Sprintf(`{"_index":"i","_id":%q,"_score":%s,"_source":%s}`, parts[0], parts[1], src))
+		} else {
+			hs = append(hs, fmt.Sprintf(`{"_index":"i","_id":%q,"_score":null,"_source":%s,"sort":[%s,%q]}`, parts[0], src, parts[1], "x"))
+		}
+	}
+	totalJSON := ""
+	if total != "" {
+		v, rel, _ := strings.Cut(total, "/")
+		totalJSON = fmt.Sprintf(`"total":{"value":%s,"relation":%q},`, v, rel)
+	}
+	return `{"took":1,"timed_out":false,"hits":{` + totalJSON + `"max_score":null,"hits":[` + strings.Join(hs, ",") + `]}}`
+}
+
+func TestTieOrder(t *testing.T) {
+	tieOpts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+	cases := []struct {
+		name      string
+		request   string
+		want, got string
+		pass      bool     // under tie-order
+		failing   []Class  // under tie-order, when it fails
+		relaxed   []string // paths of the differences tie-order excused
+		strictOK  bool     // whether the strict check passes it (it must never pass what tie-order fails)
+	}{
+		{name: "a tie of three in another order passes; the order is reported",
+			request: `{"size":5}`,
+			want:    tiePage("5/eq", false, "a:1", "b:2", "c:2", "d:2", "e:3"),
+			got:     tiePage("5/eq", false, "a:1", "d:2", "b:2", "c:2", "e:3"),
+			pass:    true, relaxed: []string{"hits.hits[1:4]"}},
+		{name: "distinct sort values swapped still fail: no tie",
+			request: `{"size":5}`,
+			want:    tiePage("5/eq", false, "a:1", "b:2", "c:3", "d:4", "e:5"),
+			got:     tiePage("5/eq", false, "a:1", "c:3", "b:2", "d:4", "e:5"),
+			failing: []Class{ClassIDs}},
+		{name: "a hit from another group breaks the boundary",
+			request: `{"size":5}`,
+			want:    tiePage("5/eq", false, "a:1", "b:2", "c:2", "d:3", "e:3"),
+			got:     tiePage("5/eq", false, "a:1", "b:2", "d:3", "c:2", "e:3"),
+			failing: []Class{ClassIDs}},
+		{name: "a closed tie holding another document fails",
+			request: `{"size":5}`,
+			want:    tiePage("5/eq", false, "a:1", "b:2", "c:2", "d:3", "e:4"),
+			got:     tiePage("5/eq", false, "a:1", "z:2", "b:2", "d:3", "e:4"),
+			failing: []Class{ClassIDs}},
+		{name: "reordered, a member's source differs: compared whole after reordering",
+			request: `{"size":3}`,
+			want:    tiePage("3/eq", false, `a:2:{"n":1}`, `b:2:{"n":2}`, `c:9:{"n":3}`),
+			got:     tiePage("3/eq", false, `b:2:{"n":2}`, `a:2:{"n":7}`, `c:9:{"n":3}`),
+			failing: []Class{ClassSources}},
+		{name: "open at the page end: another member of the tie is accepted, its source unjudged",
+			request: `{"size":3}`,
+			want:    tiePage("10/eq", false, "a:1", "b:5", "c:5"),
+			got:     tiePage("10/eq", false, "a:1", "c:5", "q:5"),
+			pass:    true, relaxed: []string{"hits.hits[1]._id", "hits.hits[1:3]"}},
+		{name: "open at the page end: a hit outside the tie's sort values fails as sort",
+			request: `{"size":3}`,
+			want:    tiePage("10/eq", false, "a:1", "b:5", "c:5"),
+			got:     tiePage("10/eq", false, "a:1", "b:5", "q:6"),
+			failing: []Class{ClassIDs, ClassSort}},
+		{name: "the page ends the matches (total eq): the last tie is closed",
+			request: `{"size":3}`,
+			want:    tiePage("3/eq", false, "a:1", "b:5", "c:5"),
+			got:     tiePage("3/eq", false, "a:1", "b:5", "q:5"),
+			failing: []Class{ClassIDs}},
+		{name: "a page shorter than size is the end: closed",
+			request: `{"size":10}`,
+			want:    tiePage("3/gte", false, "a:1", "b:5", "c:5"),
+			got:     tiePage("3/gte", false, "a:1", "b:5", "q:5"),
+			failing: []Class{ClassIDs}},
+		{name: "totals not tracked and a full page: open",
+			request: `{"size":3,"track_total_hits":false}`,
+			want:    tiePage("", false, "a:1", "b:5", "c:5"),
+			got:     tiePage("", false, "a:1", "b:5", "q:5"),
+			pass:    true, relaxed: []string{"hits.hits[2]._id"}},
+		{name: "from above 0 opens the first tie",
+			request: `{"size":3,"from":3}`,
+			want:    tiePage("6/eq", false, "a:1", "b:1", "c:5"),
+			got:     tiePage("6/eq", false, "q:1", "a:1", "c:5"),
+			pass:    true, relaxed: []string{"hits.hits[1]._id", "hits.hits[0:2]"}},
+		{name: "without from the first tie is closed",
+			request: `{"size":3}`,
+			want:    tiePage("3/eq", false, "a:1", "b:1", "c:5"),
+			got:     tiePage("3/eq", false, "q:1", "a:1", "c:5"),
+			failing: []Class{ClassIDs}},
+		{name: "relevance order: equal scores in another order",
+			request: `{"size":3,"query":{"match_all":{}}}`,
+			want:    tiePage("3/eq", true, "a:1.0", "b:1.0", "c:0.5"),
+			got:     tiePage("3/eq", true, "b:1.0", "a:1.0", "c:0.5"),
+			pass:    true, relaxed: []string{"hits.hits[0:2]"}},
+		{name: "relevance order: distinct scores in another order fail",
+			request: `{"size":3}`,
+			want:    tiePage("3/eq", true, "a:2.0", "b:1.0", "c:0.5"),
+			got:     tiePage("3/eq", true, "b:1.0", "a:2.0", "c:0.5"),
+			failing: []Class{ClassIDs}},
+		{name: "another hit count is not a tie question",
+			request: `{"size":3}`,
+			want:    tiePage("3/eq", false, "a:1", "b:1", "c:1"),
+			got:     tiePage("3/eq", false, "b:1", "a:1"),
+			failing: []Class{ClassIDs}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := Compile(200, []byte(tc.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.ForRequest([]byte(tc.request))
+			strict := x.Check(200, []byte(tc.got), nil)
+			r := x.Check(200, []byte(tc.got), tieOpts)
+			if strict.Pass && !r.Pass {
+				t.Fatalf("tie-order failed what the strict check passes:\n%s", r)
+			}
+			if r.Pass != tc.pass {
+				t.Fatalf("pass = %v, want %v\n%s", r.Pass, tc.pass, r)
+			}
+			if !tc.pass && !slices.Equal(r.FailingClasses(), tc.failing) {
+				t.Errorf("failing classes %v, want %v\n%s", r.FailingClasses(), tc.failing, r)
+			}
+			var relaxed []string
+			for _, d := range r.Diffs {
+				if d.Relaxed == RelaxTieOrder {
+					relaxed = append(relaxed, d.Path)
+				}
+			}
+			if tc.pass && !slices.Equal(relaxed, tc.relaxed) {
+				t.Errorf("relaxed paths %v, want %v\n%s", relaxed, tc.relaxed, r)
+			}
+			if tc.pass && strict.Pass {
+				t.Errorf("the strict check passes it too: the row tests nothing")
+			}
+		})
+	}
+}
+
+// TestTieOrderPassesWhatStrictPasses: the rule only ever re-checks a failing response.
+func TestTieOrderPassesWhatStrictPasses(t *testing.T) {
+	body := tiePage("3/eq", false, "a:1", "b:1", "c:1")
+	x, err := Compile(200, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := x.Check(200, []byte(body), &Options{Relax: []Relaxation{RelaxTieOrder}})
+	if !r.Pass || len(r.Diffs) != 0 {
+		t.Fatalf("the expected body itself: %s", r)
+	}
+}
+
+// TestTieOrderProperties draws pages with runs of tied sort values and checks, for each, that
+// any reordering inside the runs passes under tie-order, that moving a hit across a run's
+// boundary fails (as ids), and that the strict check fails every reordering it sees. Seeded:
+// the same pages on every run.
+func TestTieOrderProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 3))
+	for n := range 300 {
+		size := 2 + r.IntN(12)
+		var hits []string
+		var keys []int
+		key := 0
+		for i := range size {
+			if i > 0 && r.IntN(3) == 0 {
+				key++
+			}
+			keys = append(keys, key)
+			hits = append(hits, fmt.Sprintf("d%d:%d", i, key))
+		}
+		want := tiePage(fmt.Sprintf("%d/eq", size), false, hits...)
+		x, err := Compile(200, []byte(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.ForRequest([]byte(fmt.Sprintf(`{"size":%d}`, size)))
+		// Shuffle within each run of equal keys.
+		within := append([]string(nil), hits...)
+		for i := 0; i < size; {
+			j := i
+			for j < size && keys[j] == keys[i] {
+				j++
+			}
+			r.Shuffle(j-i, func(a, b int) { within[i+a], within[i+b] = within[i+b], within[i+a] })
+			i = j
+		}
+		opts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+		got := tiePage(fmt.Sprintf("%d/eq", size), false, within...)
+		if res := x.Check(200, []byte(got), opts); !res.Pass {
+			t.Fatalf("page %d: a reordering within ties fails:\n%s", n, res)
+		}
+		if strict := x.Check(200, []byte(got), nil); strict.Pass != slices.Equal(within, hits) {
+			t.Fatalf("page %d: the strict check passes %v a reordering:\n%s", n, strict.Pass, strict)
+		}
+		// Swap two hits of different keys: a boundary broken.
+		a, b := r.IntN(size), r.IntN(size)
+		if keys[a] == keys[b] {
+			continue
+		}
+		across := append([]string(nil), within...)
+		across[a], across[b] = across[b], across[a]
+		// The swapped hits carry their own sort values, so the page is no longer sorted
+		// the way the primary's is: ids (and sort) fail, tie-order or not.
+		got = tiePage(fmt.Sprintf("%d/eq", size), false, across...)
+		if res := x.Check(200, []byte(got), opts); res.Pass || !slices.Contains(res.FailingClasses(), ClassIDs) {
+			t.Fatalf("page %d: hits %d and %d swapped across ties pass:\n%s", n, a, b, res)
+		}
+	}
+}
