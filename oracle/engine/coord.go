@@ -205,8 +205,17 @@ func wildcardMatch(pattern, s string) bool {
 
 // search runs a search or count over indices and renders the response.
 func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, []byte) {
-	for _, ix := range indices {
+	for i, ix := range indices {
 		ix.readLock()
+		if ix.m.refreshInterval != "" && ix.unrefreshed() {
+			// Elasticsearch refreshes such an index only when told to (refresh_interval -1)
+			// or on its timer: its searches do not see these writes yet, or may not.
+			for _, held := range indices[:i+1] {
+				held.mu.RUnlock()
+			}
+			err := errUnsupportedf("searching index [%s], written since its last refresh with refresh_interval [%s]", ix.name, ix.m.refreshInterval)
+			return err.status, err.body()
+		}
 	}
 	defer func() {
 		for _, ix := range indices {
