@@ -37,6 +37,7 @@ type prereq struct {
 	clusterFeatures    []string
 	testRunnerFeatures []string
 	knownIssues        [][2]string // cluster_feature, fixed_by
+	capabilities       bool        // requires.capabilities: API capabilities this runner does not check
 	awaitsFix          string
 	os                 []string
 }
@@ -207,6 +208,8 @@ func parsePrereq(file string, requires bool, n *yaml.Node) (prereq, error) {
 			p.clusterFeatures = strList(val)
 		case "test_runner_features":
 			p.testRunnerFeatures = strList(val)
+		case "capabilities":
+			p.capabilities = true
 		case "awaits_fix":
 			p.awaitsFix = javaString(val)
 		case "os":

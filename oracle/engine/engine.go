@@ -141,6 +141,14 @@ func writeResp(w http.ResponseWriter, r *http.Request, status int, resp []byte) 
 	// go-elasticsearch check it.
 	h.Set("X-Elastic-Product", "Elasticsearch")
 	h.Set("Content-Length", strconv.Itoa(len(resp)))
+	if r.Method == http.MethodHead && IsUnsupported(status, resp) {
+		h.Set(UnsupportedHeader, strings.Map(func(c rune) rune {
+			if c < ' ' || c > '~' {
+				return '?'
+			}
+			return c
+		}, gjson.GetBytes(resp, "error.reason").String()))
+	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(resp)
