@@ -11,7 +11,6 @@ import (
 // (lab/realengines/yaml_test.go compares the same requests byte for byte on every run). The
 // YAML section that exposed each is named.
 
-
 func wantBody(t *testing.T, what string, status int, raw string, wantStatus int, want string) {
 	t.Helper()
 	if got := regexp.MustCompile(`"took":\d+`).ReplaceAllString(raw, `"took":T`); status != wantStatus || got != want {
