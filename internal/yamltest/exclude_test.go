@@ -46,7 +46,7 @@ func TestReadExclusions(t *testing.T) {
 
 func TestFeatureGroupsReasons(t *testing.T) {
 	for reason, want := range map[string]string{
-		"outside the embedded engine's subset (test line 29): unsupported by conform's embedded engine: the URL parameter [version]": "declined: unsupported by conform's embedded engine: the URL parameter [version]",
+		"outside the embedded engine's subset (test line 29): unsupported by conform's embedded engine: the URL parameter [version]": "declined: the URL parameter [version]",
 		"needs runner feature yaml": "needs runner feature yaml",
 		"requires cluster_features gte_v8.16.0, which Elasticsearch 8.15.0 does not have: query consistency bug fix": "requires cluster_features gte_v8.16.0, which Elasticsearch 8.15.0 does not have",
 		"uses API snapshot.create (line 66), which this runner cannot map to HTTP":                                   "uses API snapshot.create, which this runner cannot map to HTTP",

@@ -97,7 +97,7 @@ var (
 // "declined: the URL parameter [version]", "needs runner feature yaml".
 func Feature(reason string) string {
 	if subsetPre.MatchString(reason) {
-		return "declined: " + subsetPre.ReplaceAllString(reason, "")
+		return "declined: " + strings.TrimPrefix(subsetPre.ReplaceAllString(reason, ""), "unsupported by conform's embedded engine: ")
 	}
 	reason = lineRef.ReplaceAllString(reason, "")
 	for _, p := range []string{"needs runner feature ", "requires cluster_features ", "requires API capabilities", "uses API ", "skipped on versions "} {

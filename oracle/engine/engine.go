@@ -733,7 +733,14 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 					o.index = mv.String()
 				case "_id":
 					o.id, o.idGiven = scalarText(mv), true
-				case "routing", "_routing", "require_alias", "dynamic_templates", "op_type":
+				case "op_type":
+					// BulkRequestParser: an index action with op_type "create" (exactly) is a
+					// create; any other op_type changes nothing (measured on 8.15.0: "CREATE"
+					// and "foo" index, a create with op_type index still creates).
+					if o.action == "index" && mv.String() == "create" {
+						o.action = "create"
+					}
+				case "routing", "_routing", "require_alias", "dynamic_templates":
 					if mk.String() == "require_alias" || mk.String() == "dynamic_templates" {
 						perr = errUnsupportedf("bulk [%s]", mk.String())
 					}

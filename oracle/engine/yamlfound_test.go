@@ -126,3 +126,14 @@ func TestBulkEmptyAction(t *testing.T) {
 		wantBody(t, "empty action", st, raw, 400, `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"`+reason+`"}],"type":"illegal_argument_exception","reason":"`+reason+`"},"status":400}`)
 	}
 }
+
+// bulk/10_basic.yml "Empty _id with op_type create": an index action with op_type create is a
+// create (and answers as one), exactly "create" only.
+func TestBulkOpTypeCreate(t *testing.T) {
+	e := New()
+	_, r, raw := do(t, e, "POST", "/_bulk", "{\"index\":{\"_index\":\"t\",\"_id\":\"oc\",\"op_type\":\"create\"}}\n{\"f\":4}\n{\"create\":{\"_index\":\"t\",\"_id\":\"ci\",\"op_type\":\"index\"}}\n{\"f\":5}\n{\"index\":{\"_index\":\"t\",\"_id\":\"of\",\"op_type\":\"CREATE\"}}\n{\"f\":6}\n{\"index\":{\"_index\":\"t\",\"_id\":\"oc\",\"op_type\":\"create\"}}\n{\"f\":7}\n")
+	if r.Get("items.0.create.status").Int() != 201 || r.Get("items.1.create.status").Int() != 201 || r.Get("items.2.index.status").Int() != 201 ||
+		r.Get("items.3.create.status").Int() != 409 {
+		t.Errorf("op_type: %s", raw)
+	}
+}
