@@ -162,6 +162,10 @@ func (e *Engine) resolveIndices(expr string) ([]*index, *esError) {
 			if strings.HasPrefix(part, "-") {
 				return nil, errUnsupportedf("index exclusions [%s]", part)
 			}
+			if strings.HasPrefix(part, "<") && strings.HasSuffix(part, ">") {
+				// Elasticsearch resolves date math ({now/M}) before looking the name up.
+				return nil, errUnsupportedf("date math index names [%s]", part)
+			}
 			if strings.Contains(part, "*") {
 				for name, ix := range e.indices {
 					if wildcardMatch(part, name) && !strings.HasPrefix(name, ".") {

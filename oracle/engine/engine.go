@@ -372,6 +372,14 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
 	}
+	// Index options other than their defaults change which indices a search covers and what
+	// a missing or closed one answers (search/80_indices_options.yml: ignore_unavailable turns
+	// a 404 into an empty answer); the engine does not model them, so it declines them.
+	for p, def := range map[string]string{"ignore_unavailable": "false", "allow_no_indices": "true", "expand_wildcards": "open"} {
+		if params.Has(p) && params.Get(p) != def {
+			return errResp(errUnsupportedf("the URL parameter [%s] other than [%s]", p, def))
+		}
+	}
 	if st := params.Get("search_type"); st != "" && st != "query_then_fetch" {
 		if st == "dfs_query_then_fetch" {
 			return errResp(errUnsupportedf("search_type [%s]", st))
