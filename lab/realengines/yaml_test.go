@@ -209,8 +209,18 @@ func TestYAMLFoundByteForByte(t *testing.T) {
 		{"PUT", "/t28e/_doc/2?refresh=true", `{"n":2}`, false},
 		{"POST", "/t28e/_search?size=0", `{"aggs":{"a":{"avg":{"field":"foo","missing":1}},"b":{"max":{"field":"foo","missing":1}},"c":{"sum":{"field":"foo","missing":1}},"d":{"value_count":{"field":"foo","missing":1}},"e":{"min":{"field":"foo","missing":"1"}},"f":{"avg":{"field":"foo"}}}}`, false},
 		{"POST", "/_bulk", "{\"index\":{\"_index\":\"t28f\",\"_id\":\"test_id\"}}\n{\"f1\":\"v1\",\"f2\":42}\n{}\n", false},
+		// What search/160_exists_query.yml found next: a routed document's _routing, and an
+		// empty text value, both seen by exists.
+		{"PUT", "/t28g", `{"mappings":{"properties":{"k":{"type":"keyword","ignore_above":1},"t":{"type":"text"}}}}`, false},
+		{"PUT", "/t28g/_doc/1?routing=abc&refresh=true", `{"k":"xyz"}`, false},
+		{"POST", "/_bulk?refresh=true", "{\"index\":{\"_index\":\"t28g\",\"_id\":\"2\",\"routing\":\"x\"}}\n{\"t\":\"\"}\n", true},
+		{"POST", "/_bulk", "{\"index\":{\"_index\":\"t28g\",\"_id\":\"3\",\"_routing\":\"y\"}}\n{\"a\":3}\n", true},
+		{"GET", "/t28g/_doc/1", "", false},
+		{"POST", "/t28g/_search", `{"sort":["_doc"]}`, false},
+		{"POST", "/t28g/_search?size=0", `{"query":{"exists":{"field":"_routing"}}}`, false},
+		{"POST", "/t28g/_search?size=0", `{"query":{"exists":{"field":"t"}}}`, false},
 	}
-	indices := []string{"t28a", "t28b", "t28c", "t28d", "t28e", "t28f"}
+	indices := []string{"t28a", "t28b", "t28c", "t28d", "t28e", "t28f", "t28g"}
 	client := &http.Client{Timeout: time.Minute}
 	send := func(base string, s yamlFoundStep) (int, string) {
 		t.Helper()

@@ -502,6 +502,11 @@ func renderHit(b []byte, o *shardOut, doc int, r *searchReq, showScore bool) ([]
 		b = append(b, "null"...)
 	}
 	b = appendIgnored(b, m.ignored)
+	if m.routing != "" {
+		// After _ignored (measured on 8.15.0).
+		b = append(b, `,"_routing":`...)
+		b = appendJSONString(b, m.routing)
+	}
 	if !r.source.disabled {
 		b = append(b, `,"_source":`...)
 		var err *esError

@@ -501,6 +501,7 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
 	}
+
 	name := segs[0]
 	create := segs[1] == "_create" || params.Get("op_type") == "create"
 	var id string
@@ -528,6 +529,11 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 		}
 		ix.mu.Lock()
 		version, seq, created, err := ix.indexDoc(id, append([]byte(nil), trimSpace(body)...), create)
+		if err == nil {
+			// One shard: the routing picks no shard, but the document keeps it as
+			// _routing, which gets, search hits and the exists query show.
+			ix.docs[len(ix.docs)-1].routing = params.Get("routing")
+		}
 		if err == nil && params.Has("refresh") && params.Get("refresh") != "false" {
 			ix.publish()
 		}
@@ -682,7 +688,12 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 	// No _ignored here, unlike a search hit: from 8.15 the _ignored field is kept in doc
 	// values, not stored, and a get returns stored metadata only (measured on 8.15.0 for
 	// keyword ignore_above and ip and long ignore_malformed).
-	b = append(b, `,"_primary_term":1,"found":true`...)
+	b = append(b, `,"_primary_term":1`...)
+	if m.routing != "" {
+		b = append(b, `,"_routing":`...)
+		b = appendJSONString(b, m.routing)
+	}
+	b = append(b, `,"found":true`...)
 	if !src.disabled {
 		b = append(b, `,"_source":`...)
 		var err *esError
@@ -709,6 +720,7 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 	type op struct {
 		action, index, id string
 		idGiven           bool // "_id" was in the action line, perhaps empty
+		routing           string
 		source            []byte
 	}
 	var ops []op
@@ -748,10 +760,10 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 					if o.action == "index" && mv.String() == "create" {
 						o.action = "create"
 					}
-				case "routing", "_routing", "require_alias", "dynamic_templates":
-					if mk.String() == "require_alias" || mk.String() == "dynamic_templates" {
-						perr = errUnsupportedf("bulk [%s]", mk.String())
-					}
+				case "routing":
+					o.routing = mv.String()
+				case "require_alias", "dynamic_templates":
+					perr = errUnsupportedf("bulk [%s]", mk.String())
 				default:
 					perr = errIllegalArg("Action/metadata line [%d] contains an unknown parameter [%s]", i+1, mk.String())
 				}
@@ -877,6 +889,9 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			}
 			var created bool
 			version, seq, created, err = ix.indexDoc(id, o.source, o.action == "create")
+			if err == nil {
+				ix.docs[len(ix.docs)-1].routing = o.routing
+			}
 			if err == nil && !created {
 				result, status = "updated", 200
 			}

@@ -35,9 +35,13 @@ type fieldData struct {
 	sumDF    int64 // sum of doc frequencies (keyword: also the sum of term frequencies)
 
 	// text fields
-	post   map[string][]posting
-	norms  []byte // per document, 0 for none
-	sumTTF int64
+	post  map[string][]posting
+	norms []byte // per document, 0 for none
+	// emptyText are the documents whose text field held only values with no token (""):
+	// they have the field for an exists query (search/160_exists_query.yml, 8.5.1 on) and
+	// count nowhere else.
+	emptyText []int32
+	sumTTF    int64
 }
 
 type posting struct {
@@ -82,6 +86,7 @@ type docMeta struct {
 	version int64
 	seqNo   int64
 	ignored []string
+	routing string // the write's routing, "" for none
 }
 
 // index is one single-shard index.
@@ -281,6 +286,9 @@ func (ix *index) appendField(doc int, f *field, vs []parsedVal) {
 		}
 		if length == 0 {
 			d.norms = append(d.norms, 0)
+			if len(vs) > 0 {
+				d.emptyText = append(d.emptyText, int32(doc))
+			}
 			return
 		}
 		d.norms = append(d.norms, intToByte4(length))

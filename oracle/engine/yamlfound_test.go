@@ -137,3 +137,31 @@ func TestBulkOpTypeCreate(t *testing.T) {
 		t.Errorf("op_type: %s", raw)
 	}
 }
+
+// search/160_exists_query.yml: a routed document keeps its _routing (a get and a search hit
+// show it, after _ignored; exists matches it), "_routing" is no bulk parameter, and a text
+// field holding "" exists.
+func TestRoutingAndEmptyText(t *testing.T) {
+	e := New()
+	mustDo(t, e, "PUT", "/r", `{"mappings":{"properties":{"k":{"type":"keyword","ignore_above":1},"t":{"type":"text"}}}}`)
+	mustDo(t, e, "PUT", "/r/_doc/1?routing=abc&refresh=true", `{"k":"xyz"}`)
+	mustDo(t, e, "POST", "/_bulk?refresh=true", "{\"index\":{\"_index\":\"r\",\"_id\":\"2\",\"routing\":\"x\"}}\n{\"t\":\"\"}\n")
+	st, _, raw := do(t, e, "GET", "/r/_doc/1", "")
+	wantBody(t, "get", st, raw, 200, `{"_index":"r","_id":"1","_version":1,"_seq_no":0,"_primary_term":1,"_routing":"abc","found":true,"_source":{"k":"xyz"}}`)
+	_, r, raw := do(t, e, "POST", "/r/_search", `{"sort":["_doc"]}`)
+	if !strings.Contains(raw, `"_ignored":["k"],"_routing":"abc","_source"`) || r.Get("hits.hits.1._routing").String() != "x" {
+		t.Errorf("hits: %s", raw)
+	}
+	for field, want := range map[string]int64{"_routing": 2, "t": 1} {
+		if _, r, raw := do(t, e, "POST", "/r/_search?size=0", `{"query":{"exists":{"field":"`+field+`"}}}`); r.Get("hits.total.value").Int() != want {
+			t.Errorf("exists %s: %s", field, raw)
+		}
+	}
+	st, _, raw = do(t, e, "POST", "/_bulk", "{\"index\":{\"_index\":\"r\",\"_id\":\"3\",\"_routing\":\"y\"}}\n{\"a\":3}\n")
+	if st != 400 || !strings.Contains(raw, "contains an unknown parameter [_routing]") {
+		t.Errorf("_routing in bulk: %d %s", st, raw)
+	}
+	if st, _, raw := do(t, e, "POST", "/r/_search", `{"query":{"exists":{"field":"_source"}}}`); !IsUnsupported(st, []byte(raw)) {
+		t.Errorf("exists on _source: %d %s, want declined", st, raw)
+	}
+}
