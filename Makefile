@@ -53,8 +53,7 @@ engines-pin:
 
 # The real-engine suite (lab/realengines, build tag realengines): check 448/448 on real
 # Elasticsearch at three track_total_hits settings, oracle verify with zero differences, the
-# YAML tests section by section against the embedded engine, the relation rule at exactly
-# track_total_hits on fuzz queries, and OpenSearch's documented divergence. Without java or mvn it says so in one
+# YAML tests, and OpenSearch's documented divergence. Without java or mvn it says so in one
 # loud line and is skipped, except under CI=true, where that fails.
 test-engines: build
 	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
