@@ -22,8 +22,8 @@ import (
 // each command gets at most this long: an engine that dies mid-suite fails the test that
 // used it, with the command's output, instead of hanging the suite. The YAML tests get
 // yamlTimeout: they create and delete about 600 indices (285 sections, yaml_test.go), which
-// took 8m17s on this project's 2-core machine at load average 24 and about 80s for 193
-// sections on a quieter one. The suite as a whole
+// took 4m37s on this project's 2-core machine at load average 17-20 (8m17s at 24; about 80s for 193
+// sections on a quieter one). The suite as a whole
 // needs more than go test's default 10 minutes there: make test-engines passes -timeout 40m.
 const (
 	commandTimeout = 4 * time.Minute
