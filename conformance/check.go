@@ -110,7 +110,11 @@ func (x *Expectation) Check(status int, body []byte, opts *Options) (res Result)
 	}
 	res.Diffs = w.diffs
 	if len(res.Diffs) > 0 && len(x.request) > 0 {
-		x.acceptAtThreshold(res.Diffs)
+		var fields FieldTypes
+		if opts != nil {
+			fields = opts.Fields
+		}
+		x.acceptAtThreshold(res.Diffs, fields)
 		if r := w.relax & relaxRequestAware; r != 0 {
 			x.excuseOpenSearch(status, body, res.Diffs, r, opts.Fields)
 		}

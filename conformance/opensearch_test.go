@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/tidwall/gjson"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,6 +243,10 @@ func TestRelationAtThreshold(t *testing.T) {
 			"a top-docs collector reports gte only past N"},
 		{"the value", `{"size":0,"track_total_hits":1}`, hitsBody(1), gte(hitsBody(2)), false, "the value is compared"},
 		{"totals tracked", `{"size":0,"track_total_hits":true}`, hitsBody(1), gte(hitsBody(1)), false, "true counts exactly"},
+		{"a conjunction of a term and a range", `{"query":{"bool":{"must":[{"term":{"price":58.25}},{"range":{"views":{"lte":7089}}}]}},"size":0,"track_total_hits":1}`,
+			hitsBody(1), gte(hitsBody(1)), true, "real Elasticsearch 8.15.0 answered gte (issue 28): two partial clauses, BooleanWeight#count -1"},
+		{"a pure negative bool", `{"query":{"bool":{"must_not":{"term":{"brand":"Acme"}}}},"size":0,"track_total_hits":1}`,
+			hitsBody(1), gte(hitsBody(1)), false, "numDocs - the term's count: eq, always"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,5 +265,55 @@ func TestRelationAtThreshold(t *testing.T) {
 				t.Errorf("want the one difference kept, reported and not relaxed: %+v", r.Diffs)
 			}
 		})
+	}
+}
+
+// TestMayCountAtLeast follows Lucene 9.11's Weight#count for the queries conform's fuzz
+// generator makes (see countOf); lab/realengines/relation_test.go checks the same predicate
+// against real Elasticsearch 8.15.0.
+func TestMayCountAtLeast(t *testing.T) {
+	fields := FieldTypes{"brand": {Type: "keyword"}, "views": {Type: "long"}, "released": {Type: "date"}, "price": {Type: "double"}}
+	tests := []struct {
+		query string
+		gte   bool
+		why   string
+	}{
+		{``, false, "no query is MatchAllDocsQuery"},
+		{`{"match_all":{}}`, false, "MatchAllDocsQuery counts numDocs"},
+		{`{"term":{"brand":"Acme"}}`, false, "TermQuery counts its doc freq"},
+		{`{"term":{"brand":{"value":"acme","case_insensitive":true}}}`, true, "an AutomatonQuery has no count"},
+		{`{"term":{"views":5}}`, false, "a points exact query on a single-valued field is counted"},
+		{`{"range":{"views":{"gte":5}}}`, false, "a 1-D points range on a single-valued field is counted"},
+		{`{"range":{"released":{"gte":"2020-01-01"}}}`, false, "a date range is a points range"},
+		{`{"range":{"brand":{"gte":"a"}}}`, true, "TermRangeQuery is a multi-term query"},
+		{`{"range":{"nosuch":{"gte":1}}}`, true, "a field of unknown type may be a keyword"},
+		{`{"exists":{"field":"views"}}`, false, "FieldExistsQuery counts the points' docCount"},
+		{`{"ids":{"values":["a"]}}`, true, "TermInSetQuery has no count"},
+		{`{"terms":{"brand":["a"]}}`, true, "TermInSetQuery has no count"},
+		{`{"prefix":{"brand":"a"}}`, true, "a multi-term query has no count"},
+		{`{"bool":{}}`, false, "an empty bool is MatchAllDocsQuery"},
+		{`{"bool":{"filter":[{"term":{"brand":"a"}}]}}`, false, "one required clause"},
+		{`{"bool":{"filter":[{"term":{"brand":"a"}},{"match_all":{}}]}}`, false, "a clause matching everything is skipped by reqCount"},
+		{`{"bool":{"must":[{"term":{"price":58.25}},{"range":{"views":{"lte":7089}}}]}}`, true, "two partial required clauses: -1"},
+		{`{"bool":{"should":[{"term":{"brand":"a"}}]}}`, false, "a pure disjunction of one clause"},
+		{`{"bool":{"should":[{"term":{"brand":"a"}},{"term":{"brand":"b"}}]}}`, true, "two partial optional clauses: -1"},
+		{`{"bool":{"should":[{"ids":{"values":["a"]}},{"match_all":{}}]}}`, false, "a clause matching everything makes the disjunction numDocs"},
+		{`{"bool":{"should":[{"term":{"brand":"a"}}],"minimum_should_match":1}}`, true, "a minimum_should_match gives -1"},
+		{`{"bool":{"must_not":[{"term":{"brand":"a"}}]}}`, false, "a pure negative bool: numDocs minus the clause's count"},
+		{`{"bool":{"must_not":[{"term":{"brand":"a"}},{"term":{"brand":"b"}}]}}`, true, "two partial prohibited clauses: -1"},
+		{`{"bool":{"filter":[{"term":{"brand":"a"}}],"must_not":[{"term":{"brand":"b"}}]}}`, true, "a partial positive part less a partial prohibited one: -1"},
+		{`{"bool":{"should":[{"term":{"brand":"a"}}],"must_not":[{"term":{"brand":"b"}}]}}`, true, "should and must_not alone: no positive count"},
+		{`{"bool":{"filter":[{"term":{"brand":"a"}}],"should":[{"ids":{"values":["x"]}}]}}`, false, "optional clauses beside required ones do not count"},
+		{`{"constant_score":{"filter":{"term":{"brand":"a"}}}}`, false, "ConstantScoreQuery's weight counts as its filter's"},
+		{`{"bool":{"filter":[{"bool":{"must":[{"term":{"brand":"a"}}]}}]}}`, false, "nested bools follow the same rules"},
+	}
+	for _, tt := range tests {
+		q := gjson.Parse(tt.query)
+		if got := MayCountAtLeast(q, fields); got != tt.gte {
+			t.Errorf("%s: may be gte %v, want %v (%s)", tt.query, got, tt.gte, tt.why)
+		}
+	}
+	if MayCountAtLeast(gjson.Parse(`{"range":{"views":{"gte":5}}}`), nil) != true {
+		t.Error("without the mapping a range may be on a keyword field: gte must be allowed")
 	}
 }

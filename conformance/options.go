@@ -202,17 +202,22 @@ type Options struct {
 	Fields FieldTypes
 }
 
-// WithMapping returns a copy of o whose Fields come from the mapping, when a request-aware
-// relaxation is in effect; otherwise o itself. A mapping that cannot be read is an error.
+// WithMapping returns a copy of o (nil is the strict defaults) whose Fields come from the
+// mapping: the request-aware relaxations need them, and so does the relation rule at exactly
+// track_total_hits (a range is counted by Lucene on a numeric or date field only). A mapping
+// that cannot be read is an error.
 func (o *Options) WithMapping(mapping []byte) (*Options, error) {
-	if o == nil || o.bits()&relaxRequestAware == 0 || o.Fields != nil {
+	if o != nil && o.Fields != nil {
 		return o, nil
 	}
 	ft, err := ParseFieldTypes(mapping)
 	if err != nil {
 		return nil, err
 	}
-	c := *o
+	var c Options
+	if o != nil {
+		c = *o
+	}
 	c.Fields = ft
 	return &c, nil
 }

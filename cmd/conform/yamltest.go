@@ -12,7 +12,7 @@ import (
 )
 
 func cmdYAMLTest(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "yamltest", "[--target URL] [--es-version V] [--distribution elasticsearch|opensearch] [--run REGEX] [--full] FILE|DIR...", `
+	fs := newFlags(e, "yamltest", "[--target URL] [--es-version V] [--distribution elasticsearch|opensearch] [--run REGEX] [--full] [--no-exclusions] [--json FILE] FILE|DIR...", `
 Run Elasticsearch YAML REST tests (rest-api-spec/test: setup, teardown, do with catch, headers
 and warnings, match, length, is_true, is_false, set and $stash, gt/gte/lt/lte, close_to,
 contains, skip and requires) against a target, and report each test section as passed, failed
@@ -25,12 +25,18 @@ nothing else. Use an empty cluster (conform serve --empty, or a throwaway one): 
 search or count every index see what is already there, and conform warns when it holds
 documents.
 
+An EXCLUDED.md at the root of a directory given lists sections real Elasticsearch 8.15.0
+fails (a table of | file | section | reason |): they are reported as excluded, not run, and
+counted apart; --no-exclusions runs them. --json FILE writes every result as JSON.
+
 Version gates (skip version ranges, cluster_features such as gte_v7.13.0) are evaluated
 against the target's GET / version. Tests that assert behaviour newer than Elasticsearch 8.15
 are skipped with that reason. Files under a directory named "opensearch" are OpenSearch's
 suite and run only against OpenSearch unless --distribution says otherwise.
 
-The last line is "N passed, M failed, K skipped".`,
+The skipped sections are then counted by what they need (a runner feature, a version, what
+the embedded engine declines). The last line is "N passed, M failed, K skipped", with
+", E excluded" when the list set some aside.`,
 		"conform yamltest testdata/es-rest-tests",
 		"conform yamltest --run 'search_after' testdata/es-rest-tests/elasticsearch",
 		"conform yamltest --target http://localhost:9200 search/90_search_after.yml",
@@ -40,6 +46,8 @@ The last line is "N passed, M failed, K skipped".`,
 	dist := fs.String("distribution", "", "the distribution the files are written for, `elasticsearch` or opensearch (default: from each path)")
 	run := fs.String("run", "", "run only test sections whose \"file/section\" matches `REGEX`")
 	full := fs.Bool("full", false, "print whole response bodies of failures instead of their first 2 KiB")
+	noExclusions := fs.Bool("no-exclusions", false, "run the sections "+yamltest.ExclusionsFile+" excludes too")
+	jsonOut := fs.String("json", "", "also write every section's result to `FILE` as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -65,6 +73,13 @@ The last line is "N passed, M failed, K skipped".`,
 		}
 		opt.Run = re
 	}
+	if !*noExclusions {
+		ex, err := yamltest.ExclusionsFor(fs.Args())
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		opt.Exclusions = ex
+	}
 	if *targetURL != "" {
 		t, err := yamltest.URLTarget(*targetURL, nil)
 		if err != nil {
@@ -87,9 +102,20 @@ The last line is "N passed, M failed, K skipped".`,
 		}
 		return infraErr("yamltest: %v", err)
 	}
+	if *jsonOut != "" {
+		if err := yamltest.WriteJSON(*jsonOut, rep); err != nil {
+			return infraErr("yamltest: %v", err)
+		}
+	}
 	fmt.Fprintf(e.stdout, "target %s, version %s\n", rep.Target, rep.Version)
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
+	}
+	if groups := rep.SkippedByFeature(); len(groups) > 0 {
+		fmt.Fprintln(e.stdout, "skipped, by what they need:")
+		for _, g := range groups {
+			fmt.Fprintf(e.stdout, "  %3d  %s\n", g.Count, g.Feature)
+		}
 	}
 	fmt.Fprintln(e.stdout, rep.Summary())
 	if _, failedN, _ := rep.Counts(); failedN > 0 {

@@ -57,7 +57,7 @@ func TestYAMLTestCommand(t *testing.T) {
 		"ok    10_get.yml  missing\n",
 		"FAIL  10_get.yml  wrong\n      at 10_get.yml:11 (test): match: {found: true}\n      field [found] does not match the expected value\n      expected: true\n      actual:   false\n",
 		"skip  10_get.yml  later\n      requires cluster_features gte_v9.0.0, which Elasticsearch 8.15.0 does not have: newer\n",
-		"target " + srv.URL + ", version 8.15.0\n1 passed, 1 failed, 1 skipped\n",
+		"target " + srv.URL + ", version 8.15.0\nskipped, by what they need:\n    1  requires cluster_features gte_v9.0.0, which Elasticsearch 8.15.0 does not have\n1 passed, 1 failed, 1 skipped\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -54,6 +54,8 @@ var apis = map[string]api{
 	"indices.exists":         {paths: []apiPath{p("/{index}", "HEAD")}},
 	"indices.get":            {paths: []apiPath{p("/{index}", "GET")}},
 	"indices.refresh":        {paths: []apiPath{p("/{index}/_refresh", "POST", "GET"), p("/_refresh", "POST", "GET")}},
+	"indices.close":          {paths: []apiPath{p("/{index}/_close", "POST")}},
+	"indices.open":           {paths: []apiPath{p("/{index}/_open", "POST")}},
 	"indices.flush":          {paths: []apiPath{p("/{index}/_flush", "POST", "GET"), p("/_flush", "POST", "GET")}},
 	"indices.forcemerge":     {paths: []apiPath{p("/{index}/_forcemerge", "POST"), p("/_forcemerge", "POST")}},
 	"indices.put_mapping":    {paths: []apiPath{p("/{index}/_mapping", "PUT", "POST")}},

@@ -556,6 +556,10 @@ func (x *execution) do(d *doStep) *stepError {
 		reason := gjson.GetBytes(resp.Body, "error.reason").String()
 		return &stepError{msg: reason, outsideSubset: reason}
 	}
+	if reason := resp.Header.Get(engine.UnsupportedHeader); reason != "" && resp.Status == 400 && req.Method == "HEAD" {
+		// A HEAD answer has no body to say so: the engine names the reason in a header.
+		return &stepError{msg: reason, outsideSubset: reason}
+	}
 
 	// The Java client throws for a status of 400 or more, except those in ignore and a 404
 	// answering HEAD.

@@ -37,6 +37,7 @@ type prereq struct {
 	clusterFeatures    []string
 	testRunnerFeatures []string
 	knownIssues        [][2]string // cluster_feature, fixed_by
+	capabilities       bool        // requires.capabilities: API capabilities this runner does not check
 	awaitsFix          string
 	os                 []string
 }
@@ -207,6 +208,8 @@ func parsePrereq(file string, requires bool, n *yaml.Node) (prereq, error) {
 			p.clusterFeatures = strList(val)
 		case "test_runner_features":
 			p.testRunnerFeatures = strList(val)
+		case "capabilities":
+			p.capabilities = true
 		case "awaits_fix":
 			p.awaitsFix = javaString(val)
 		case "os":
@@ -269,8 +272,13 @@ func parseStep(file, kind string, line int, n *yaml.Node) (step, error) {
 			return st, fmt.Errorf("%s:%d: close_to needs an error", file, line)
 		}
 	case "is_true", "is_false", "exists", "not_exists":
-		if _, isObj := v.(*Object); isObj {
-			return st, fmt.Errorf("%s:%d: %s takes a field path", file, line, kind)
+		if o, isObj := v.(*Object); isObj {
+			// "- exists: { a.b.c }" is YAML's flow mapping of the path to null.
+			if len(o.Keys) != 1 || o.Map[o.Keys[0]] != nil {
+				return st, fmt.Errorf("%s:%d: %s takes a field path", file, line, kind)
+			}
+			st.field = o.Keys[0]
+			break
 		}
 		if v != nil {
 			st.field = javaString(v)

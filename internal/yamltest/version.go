@@ -122,6 +122,10 @@ type clusterFeature struct {
 
 // knownClusterFeatures lists named cluster features the stored tests use.
 var knownClusterFeatures = map[string]clusterFeature{
+	// Historical features (RestTestLegacyFeatures in 8.x): named for the release that
+	// brought them, present in every later one.
+	"bulk_auto_id":       {since: []Version{{7, 5, 0}}},
+	"bulk_require_alias": {since: []Version{{7, 10, 0}}},
 	// PR #127968 / backport #128832: integer, short and byte sort as INT, so missing values
 	// are 2147483647. In 9.1 and 8.19 (not 9.0).
 	"search.sort.int_sort_for_int_short_byte_fields": {

@@ -1118,7 +1118,17 @@ func (c aggCtx) metric(a *aggSpec, docs bitset) (*aggRes, *esError) {
 		return nil, errUnsupportedf("metrics on [_index]")
 	}
 	if f == nil && t == 0 {
-		return r, nil
+		if !a.missing.Exists() || a.missing.Type == gjson.Null {
+			return r, nil
+		}
+		// An unmapped field with a missing value: ValuesSourceConfig#resolve takes the
+		// aggregation's default values source (bytes for value_count, numbers for the
+		// others) and every document holds the missing value (measured on Elasticsearch
+		// 8.15.0: avg/max 1.0, sum 2.0 and value_count 2 over two documents).
+		t = tDouble
+		if a.typ == "value_count" {
+			t = tKeyword
+		}
 	}
 	if a.typ != "value_count" && (t == tKeyword) {
 		return nil, errIllegalArg("Field [%s] of type [%s] is not supported for aggregation [%s]", a.field, t, a.typ)

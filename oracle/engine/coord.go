@@ -162,6 +162,10 @@ func (e *Engine) resolveIndices(expr string) ([]*index, *esError) {
 			if strings.HasPrefix(part, "-") {
 				return nil, errUnsupportedf("index exclusions [%s]", part)
 			}
+			if strings.HasPrefix(part, "<") && strings.HasSuffix(part, ">") {
+				// Elasticsearch resolves date math ({now/M}) before looking the name up.
+				return nil, errUnsupportedf("date math index names [%s]", part)
+			}
 			if strings.Contains(part, "*") {
 				for name, ix := range e.indices {
 					if wildcardMatch(part, name) && !strings.HasPrefix(name, ".") {
@@ -205,8 +209,17 @@ func wildcardMatch(pattern, s string) bool {
 
 // search runs a search or count over indices and renders the response.
 func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, []byte) {
-	for _, ix := range indices {
+	for i, ix := range indices {
 		ix.readLock()
+		if ix.m.refreshInterval != "" && ix.unrefreshed() {
+			// Elasticsearch refreshes such an index only when told to (refresh_interval -1)
+			// or on its timer: its searches do not see these writes yet, or may not.
+			for _, held := range indices[:i+1] {
+				held.mu.RUnlock()
+			}
+			err := errUnsupportedf("searching index [%s], written since its last refresh with refresh_interval [%s]", ix.name, ix.m.refreshInterval)
+			return err.status, err.body()
+		}
 	}
 	defer func() {
 		for _, ix := range indices {
@@ -495,6 +508,11 @@ func renderHit(b []byte, o *shardOut, doc int, r *searchReq, showScore bool) ([]
 		b = append(b, "null"...)
 	}
 	b = appendIgnored(b, m.ignored)
+	if m.routing != "" {
+		// After _ignored (measured on 8.15.0).
+		b = append(b, `,"_routing":`...)
+		b = appendJSONString(b, m.routing)
+	}
 	if !r.source.disabled {
 		b = append(b, `,"_source":`...)
 		var err *esError

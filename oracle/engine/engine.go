@@ -50,7 +50,7 @@ func (e *Engine) Load(name string, mapping []byte, docs []fixtures.Doc) error {
 			return fmt.Errorf("indexing document %d (id %q): %s", i, d.ID, err.reason)
 		}
 	}
-	ix.refresh()
+	ix.publish()
 	return nil
 }
 
@@ -133,6 +133,14 @@ func writeResp(w http.ResponseWriter, r *http.Request, status int, ctype string,
 	// go-elasticsearch check it.
 	h.Set("X-Elastic-Product", "Elasticsearch")
 	h.Set("Content-Length", strconv.Itoa(len(resp)))
+	if r.Method == http.MethodHead && IsUnsupported(status, resp) {
+		h.Set(UnsupportedHeader, strings.Map(func(c rune) rune {
+			if c < ' ' || c > '~' {
+				return '?'
+			}
+			return c
+		}, gjson.GetBytes(resp, "error.reason").String()))
+	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(resp)
@@ -227,7 +235,7 @@ func (e *Engine) route(method, path string, params url.Values, body []byte, star
 		total, ok := 0, 0
 		for _, ix := range ixs {
 			ix.mu.Lock()
-			ix.refresh()
+			ix.publish()
 			total += 1 + ix.m.replicas
 			ok++
 			ix.mu.Unlock()
@@ -372,6 +380,14 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
 	}
+	// Index options other than their defaults change which indices a search covers and what
+	// a missing or closed one answers (search/80_indices_options.yml: ignore_unavailable turns
+	// a 404 into an empty answer); the engine does not model them, so it declines them.
+	for p, def := range map[string]string{"ignore_unavailable": "false", "allow_no_indices": "true", "expand_wildcards": "open"} {
+		if params.Has(p) && params.Get(p) != def {
+			return errResp(errUnsupportedf("the URL parameter [%s] other than [%s]", p, def))
+		}
+	}
 	if st := params.Get("search_type"); st != "" && st != "query_then_fetch" {
 		if st == "dfs_query_then_fetch" {
 			return errResp(errUnsupportedf("search_type [%s]", st))
@@ -514,6 +530,7 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 			return errResp(errUnsupportedf("the URL parameter [%s]", p))
 		}
 	}
+
 	name := segs[0]
 	create := segs[1] == "_create" || params.Get("op_type") == "create"
 	var id string
@@ -532,14 +549,22 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 		}
 		return e.getDoc(method, name, id, params)
 	case "PUT", "POST":
+		if msg := idTooLong(id); msg != "" {
+			return errResp(validationFailed([]string{msg}))
+		}
 		ix, err := e.indexForWrite(name)
 		if err != nil {
 			return errResp(err)
 		}
 		ix.mu.Lock()
 		version, seq, created, err := ix.indexDoc(id, append([]byte(nil), trimSpace(body)...), create)
+		if err == nil {
+			// One shard: the routing picks no shard, but the document keeps it as
+			// _routing, which gets, search hits and the exists query show.
+			ix.docs[len(ix.docs)-1].routing = params.Get("routing")
+		}
 		if err == nil && params.Has("refresh") && params.Get("refresh") != "false" {
-			ix.refresh()
+			ix.publish()
 		}
 		replicas := ix.m.replicas
 		ix.mu.Unlock()
@@ -650,9 +675,22 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 	if params.Has("_source_excludes") {
 		src.excludes = strings.Split(params.Get("_source_excludes"), ",")
 	}
+	realtime := params.Get("realtime") != "false"
+	if params.Has("refresh") && params.Get("refresh") != "false" {
+		// A get with refresh refreshes the shard first (ShardGetService).
+		ix.mu.Lock()
+		ix.publish()
+		ix.mu.Unlock()
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	d, ok := ix.ids[id]
+	if !realtime {
+		var known bool
+		if d, ok, known = ix.searcherDoc(id); !known {
+			return errResp(errUnsupportedf("a realtime=false get on index [%s], written since its last refresh and refreshed on a timer", name))
+		}
+	}
 	if !ok {
 		if method == "HEAD" {
 			return 404, nil
@@ -676,8 +714,14 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 	b = appendInt(b, m.version)
 	b = append(b, `,"_seq_no":`...)
 	b = appendInt(b, m.seqNo)
+	// No _ignored here, unlike a search hit: from 8.15 the _ignored field is kept in doc
+	// values, not stored, and a get returns stored metadata only (measured on 8.15.0 for
+	// keyword ignore_above and ip and long ignore_malformed).
 	b = append(b, `,"_primary_term":1`...)
-	b = appendIgnored(b, m.ignored)
+	if m.routing != "" {
+		b = append(b, `,"_routing":`...)
+		b = appendJSONString(b, m.routing)
+	}
 	b = append(b, `,"found":true`...)
 	if !src.disabled {
 		b = append(b, `,"_source":`...)
@@ -704,11 +748,16 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 	}
 	type op struct {
 		action, index, id string
+		idGiven           bool // "_id" was in the action line, perhaps empty
+		routing           string
 		source            []byte
 	}
 	var ops []op
 	lines := bytes.Split(body, []byte("\n"))
-	var missingIndex []int
+	// validation collects every item's request validation errors in item order, as
+	// BulkRequest#validate adds each request's ActionRequestValidationException: a
+	// missing index, a delete's missing id, an id over 512 bytes (IndexRequest#validate).
+	var validation []string
 	for i := 0; i < len(lines); i++ {
 		line := trimSpace(lines[i])
 		if len(line) == 0 {
@@ -732,11 +781,18 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 				case "_index":
 					o.index = mv.String()
 				case "_id":
-					o.id = scalarText(mv)
-				case "routing", "_routing", "require_alias", "dynamic_templates", "op_type":
-					if mk.String() == "require_alias" || mk.String() == "dynamic_templates" {
-						perr = errUnsupportedf("bulk [%s]", mk.String())
+					o.id, o.idGiven = scalarText(mv), true
+				case "op_type":
+					// BulkRequestParser: an index action with op_type "create" (exactly) is a
+					// create; any other op_type changes nothing (measured on 8.15.0: "CREATE"
+					// and "foo" index, a create with op_type index still creates).
+					if o.action == "index" && mv.String() == "create" {
+						o.action = "create"
 					}
+				case "routing":
+					o.routing = mv.String()
+				case "require_alias", "dynamic_templates":
+					perr = errUnsupportedf("bulk [%s]", mk.String())
 				default:
 					perr = errIllegalArg("Action/metadata line [%d] contains an unknown parameter [%s]", i+1, mk.String())
 				}
@@ -746,6 +802,11 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 		})
 		if perr != nil {
 			return errResp(perr)
+		}
+		if n == 0 {
+			// An empty action line {}: BulkRequestParser expects the action's name first
+			// (measured on Elasticsearch 8.15.0).
+			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected FIELD_NAME but found [END_OBJECT]", i+1))
 		}
 		if n != 1 {
 			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected a simple value for field [%s] but found [START_OBJECT]", i+1, o.action))
@@ -767,20 +828,20 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			o.index = defIndex
 		}
 		if o.index == "" {
-			missingIndex = append(missingIndex, len(ops)+1)
+			validation = append(validation, "index is missing")
 		}
 		if o.action == "delete" && o.id == "" {
-			return errResp(newErr(400, "action_request_validation_exception", "Validation Failed: 1: id is missing;"))
+			validation = append(validation, "id is missing")
 		}
-		ops = append(ops, op{o.action, o.index, o.id, o.source})
+		if o.action != "delete" {
+			if msg := idTooLong(o.id); msg != "" {
+				validation = append(validation, msg)
+			}
+		}
+		ops = append(ops, o)
 	}
-	if len(missingIndex) > 0 {
-		var msg strings.Builder
-		msg.WriteString("Validation Failed: ")
-		for i := range missingIndex {
-			fmt.Fprintf(&msg, "%d: index is missing;", i+1)
-		}
-		return errResp(newErr(400, "action_request_validation_exception", "%s", msg.String()))
+	if len(validation) > 0 {
+		return errResp(validationFailed(validation))
 	}
 	if len(ops) == 0 {
 		return errResp(newErr(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;"))
@@ -801,7 +862,7 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			items = append(items, `{"_index":`...)
 			items = appendJSONString(items, o.index)
 			items = append(items, `,"_id":`...)
-			if o.id == "" {
+			if o.id == "" && !o.idGiven {
 				items = append(items, "null"...)
 			} else {
 				items = appendJSONString(items, o.id)
@@ -844,12 +905,22 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			}
 		default:
 			id := o.id
+			if id == "" && o.idGiven {
+				// IndexRequest#autoGenerateId: "_id":"" is an item failure, not a request
+				// for a generated id (measured on Elasticsearch 8.15.0, create included).
+				ix.mu.Unlock()
+				fail(400, errIllegalArg("if _id is specified it must not be empty"))
+				continue
+			}
 			if id == "" {
 				id = newID()
 				o.id = id
 			}
 			var created bool
 			version, seq, created, err = ix.indexDoc(id, o.source, o.action == "create")
+			if err == nil {
+				ix.docs[len(ix.docs)-1].routing = o.routing
+			}
 			if err == nil && !created {
 				result, status = "updated", 200
 			}
@@ -869,7 +940,7 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 	if forced || params.Get("refresh") == "wait_for" {
 		for ix := range touched {
 			ix.mu.Lock()
-			ix.refresh()
+			ix.publish()
 			ix.mu.Unlock()
 		}
 	}
@@ -936,4 +1007,25 @@ func prettyJSON(b []byte) []byte {
 		}
 	}
 	return append(out, '\n')
+}
+
+// maxIDBytes is IndexRequest.MAX_DOCUMENT_ID_LENGTH_IN_BYTES.
+const maxIDBytes = 512
+
+// idTooLong is IndexRequest#validate's message for an id over 512 UTF-8 bytes, or "".
+func idTooLong(id string) string {
+	if len(id) <= maxIDBytes {
+		return ""
+	}
+	return fmt.Sprintf("id [%s] is too long, must be no longer than %d bytes but was: %d", id, maxIDBytes, len(id))
+}
+
+// validationFailed is an ActionRequestValidationException: each error numbered from 1.
+func validationFailed(errs []string) *esError {
+	var msg strings.Builder
+	msg.WriteString("Validation Failed: ")
+	for i, e := range errs {
+		fmt.Fprintf(&msg, "%d: %s;", i+1, e)
+	}
+	return newErr(400, "action_request_validation_exception", "%s", msg.String())
 }

@@ -11,6 +11,10 @@ import (
 // engine does not know" from an answer Elasticsearch would give.
 const UnsupportedType = "conform_unsupported_exception"
 
+// UnsupportedHeader carries the reason of an unsupported answer to a HEAD request, which has
+// no body to say it in.
+const UnsupportedHeader = "X-Conform-Unsupported"
+
 // IsUnsupported reports whether a response is the engine's unsupported answer.
 func IsUnsupported(status int, body []byte) bool {
 	return status == 400 && indexOf(body, []byte(`"type":"`+UnsupportedType+`"`)) >= 0

@@ -592,8 +592,21 @@ func (c *execCtx) runExists(q qExists) (*qres, *esError) {
 		return nil, errUnsupportedf("wildcard field names in [exists]")
 	}
 	switch q.field {
-	case "_id", "_index", "_source", "_seq_no", "_version", "_primary_term":
+	case "_id", "_index", "_seq_no", "_version", "_primary_term":
 		return c.all(c.boost * q.boost), nil
+	case "_routing":
+		b := newBitset(c.n)
+		for d := range c.ix.docs {
+			if c.ix.docs[d].routing != "" {
+				b.set(d)
+			}
+		}
+		return &qres{bits: c.andLive(b), cs: c.boost * q.boost}, nil
+	}
+	if strings.HasPrefix(q.field, "_") {
+		// _source answers a query_shard_exception, _ignored and the like match the
+		// documents that have them (search/160_exists_query.yml); not modelled.
+		return nil, errUnsupportedf("[exists] on the metadata field [%s]", q.field)
 	}
 	f, err := c.field(q.field)
 	if err != nil {
@@ -619,6 +632,9 @@ func (c *execCtx) runExists(q qExists) (*qres, *esError) {
 				if nb != 0 {
 					out[doc/64] |= 1 << (uint(doc) % 64)
 				}
+			}
+			for _, doc := range d.emptyText {
+				out[doc/64] |= 1 << (uint(doc) % 64)
 			}
 		case tOpaque:
 		default:

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -34,9 +35,13 @@ type fieldData struct {
 	sumDF    int64 // sum of doc frequencies (keyword: also the sum of term frequencies)
 
 	// text fields
-	post   map[string][]posting
-	norms  []byte // per document, 0 for none
-	sumTTF int64
+	post  map[string][]posting
+	norms []byte // per document, 0 for none
+	// emptyText are the documents whose text field held only values with no token (""):
+	// they have the field for an exists query (search/160_exists_query.yml, 8.5.1 on) and
+	// count nowhere else.
+	emptyText []int32
+	sumTTF    int64
 }
 
 type posting struct {
@@ -81,6 +86,7 @@ type docMeta struct {
 	version int64
 	seqNo   int64
 	ignored []string
+	routing string // the write's routing, "" for none
 }
 
 // index is one single-shard index.
@@ -99,13 +105,22 @@ type index struct {
 	caches  sync.Map
 	cached  atomic.Int64 // filter bitsets in caches
 	parser  docParser    // reused by writes, which hold the write lock
+
+	// searchGen is the generation of the last explicit refresh (the refresh API, ?refresh
+	// on a write or a get, or loading fixtures). An index whose refresh_interval was set
+	// explicitly is refreshed by Elasticsearch only then, or on a timer: its searches and
+	// realtime=false gets see the documents live at that refresh, kept in visible (for
+	// refresh_interval -1) as document numbers below visibleDocs.
+	searchGen   uint64
+	visible     bitset
+	visibleDocs int
 }
 
 // maxCachedFilters bounds the filter bitsets an index caches between writes.
 const maxCachedFilters = 2048
 
 func newIndex(name string, m *mapping) *index {
-	return &index{name: name, m: m, ids: map[string]int32{}, uuid: makeUUID(name), gen: 1}
+	return &index{name: name, m: m, ids: map[string]int32{}, uuid: makeUUID(name), gen: 1, searchGen: 1}
 }
 
 func makeUUID(name string) string {
@@ -271,6 +286,9 @@ func (ix *index) appendField(doc int, f *field, vs []parsedVal) {
 		}
 		if length == 0 {
 			d.norms = append(d.norms, 0)
+			if len(vs) > 0 {
+				d.emptyText = append(d.emptyText, int32(doc))
+			}
 			return
 		}
 		d.norms = append(d.norms, intToByte4(length))
@@ -341,6 +359,43 @@ func (ix *index) refresh() {
 	ix.caches.Clear()
 	ix.cached.Store(0)
 	ix.fresh = ix.gen
+}
+
+// publish is an explicit refresh: from now on searches and realtime=false gets see the
+// index as it is. The caller holds the write lock.
+func (ix *index) publish() {
+	ix.refresh()
+	ix.searchGen = ix.gen
+	if ix.m.refreshInterval == "-1" {
+		ix.visible = append(ix.visible[:0], ix.live...)
+		ix.visibleDocs = len(ix.docs)
+	}
+}
+
+// unrefreshed reports writes since the last explicit refresh.
+func (ix *index) unrefreshed() bool { return ix.searchGen != ix.gen }
+
+// searcherDoc finds the document a realtime=false get sees: the copy of id live at the last
+// explicit refresh of an index with refresh_interval -1 (Elasticsearch reads such a get from
+// the searcher, not the translog). ok is false when ES could answer either way: an index
+// refreshed on a timer with writes since its last explicit refresh.
+func (ix *index) searcherDoc(id string) (doc int32, found, ok bool) {
+	if !ix.unrefreshed() {
+		d, found := ix.ids[id]
+		return d, found, true
+	}
+	if ix.m.refreshInterval != "-1" {
+		return 0, false, false
+	}
+	if d, has := ix.ids[id]; has && int(d) < ix.visibleDocs && ix.visible.has(int(d)) {
+		return d, true, true
+	}
+	for d := ix.visibleDocs - 1; d >= 0; d-- {
+		if ix.docs[d].id == id && ix.visible.has(d) {
+			return int32(d), true, true
+		}
+	}
+	return 0, false, true
 }
 
 // readLock takes the read lock on a refreshed index.
@@ -423,11 +478,8 @@ func (p *docParser) value(path string, v gjson.Result) *esError {
 			}
 			f = p.newField(path, tObject)
 		}
-		if f.typ == tOpaque {
-			return nil
-		}
 		if f.typ != tObject {
-			return p.fail(path, f.typ.String(), v, "")
+			return p.leafObject(f, v)
 		}
 		return p.object(path+".", v)
 	}
@@ -456,6 +508,87 @@ func (p *docParser) value(path string, v gjson.Result) *esError {
 		return newErr(400, "document_parsing_exception", "[1:%d] object mapping for [%s] tried to parse field [%s] as object, but found a concrete value", v.Index+1, path, lastSegment(path))
 	}
 	return p.scalar(f, v)
+}
+
+// objectValued are the field types outside the subset whose values may be JSON objects
+// (points, shapes, ranges, flattened, nested and the like); an object in any other leaf
+// field is a document_parsing_exception.
+var objectValued = map[string]bool{
+	"geo_point": true, "geo_shape": true, "point": true, "shape": true, "flattened": true, "nested": true,
+	"integer_range": true, "long_range": true, "float_range": true, "double_range": true, "date_range": true,
+	"ip_range": true, "join": true, "completion": true, "percolator": true, "histogram": true,
+	"aggregate_metric_double": true, "rank_features": true, "sparse_vector": true, "passthrough": true,
+}
+
+// leafObject answers an object value given to a leaf field as DocumentParser does (measured
+// on Elasticsearch 8.15.0 for keyword, text, date, ip and the numbers): the location is the
+// object's end, the preview the value as a Java Map prints, and the cause is the mapper's
+// (a text-reading mapper's "Can't get text on a START_OBJECT at 1:<start>", a number's
+// "Cannot parse object as number"). Where the cause is not known (boolean's Jackson message
+// quotes the source, other types outside the subset), the request is declined.
+func (p *docParser) leafObject(f *field, v gjson.Result) *esError {
+	typ := f.typ.String()
+	var cause *esError
+	switch f.typ {
+	case tOpaque:
+		typ = f.typeName
+		if objectValued[typ] {
+			return nil
+		}
+		if typ != "ip" {
+			return errUnsupportedf("an object value for field [%s] of type [%s]", f.name, typ)
+		}
+		cause = newErr(400, "illegal_state_exception", "Can't get text on a START_OBJECT at 1:%d", v.Index+1)
+	case tKeyword, tText, tDate, tDateNanos:
+		cause = newErr(400, "illegal_state_exception", "Can't get text on a START_OBJECT at 1:%d", v.Index+1)
+	case tLong, tInteger, tShort, tByte, tDouble, tFloat, tHalfFloat, tScaledFloat:
+		cause = errIllegalArg("Cannot parse object as number")
+	default:
+		return errUnsupportedf("an object value for field [%s] of type [%s]", f.name, typ)
+	}
+	e := newErr(400, "document_parsing_exception", "[1:%d] failed to parse field [%s] of type [%s] in document with id '%s'. Preview of field's value: '%s'",
+		v.Index+len(v.Raw), f.name, typ, p.id, javaMapString(v))
+	e.causedBy = cause
+	return e
+}
+
+// javaMapString prints a JSON value as Java's Map and List toString do ({a={b=1}, c=[1, x]}).
+func javaMapString(v gjson.Result) string {
+	var b strings.Builder
+	var walk func(v gjson.Result)
+	walk = func(v gjson.Result) {
+		switch {
+		case v.IsObject():
+			b.WriteByte('{')
+			first := true
+			v.ForEach(func(k, e gjson.Result) bool {
+				if !first {
+					b.WriteString(", ")
+				}
+				first = false
+				b.WriteString(k.String())
+				b.WriteByte('=')
+				walk(e)
+				return true
+			})
+			b.WriteByte('}')
+		case v.IsArray():
+			b.WriteByte('[')
+			for i, e := range v.Array() {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				walk(e)
+			}
+			b.WriteByte(']')
+		case v.Type == gjson.String:
+			b.WriteString(v.String())
+		default:
+			b.WriteString(v.Raw)
+		}
+	}
+	walk(v)
+	return b.String()
 }
 
 func lastSegment(p string) string {
@@ -580,6 +713,9 @@ func (p *docParser) scalar(f *field, v gjson.Result) *esError {
 	}
 	switch f.typ {
 	case tOpaque:
+		if f.typeName == "ip" {
+			return p.ipValue(f, v, text)
+		}
 		return nil
 	case tKeyword:
 		if v.Type == gjson.JSON {
@@ -662,6 +798,30 @@ func (p *docParser) scalar(f *field, v gjson.Result) *esError {
 		}
 	}
 	return nil
+}
+
+// ipValue checks an ip field's value as IpFieldMapper does: an address is kept (in _source
+// only: ip fields are outside the subset for queries), a malformed one is ignored and named
+// in _ignored under ignore_malformed. A malformed one without it is declined, since the
+// error's text is not known here, and so is an address with a scope (%zone), which Go's
+// parser and Elasticsearch's InetAddresses may not judge alike.
+func (p *docParser) ipValue(f *field, v gjson.Result, text string) *esError {
+	if v.Type == gjson.String || v.Type == gjson.Number {
+		if a, err := netip.ParseAddr(text); err == nil {
+			if a.Zone() != "" {
+				return errUnsupportedf("the ip value [%s] with a scope in field [%s]", text, f.name)
+			}
+			return nil
+		}
+	}
+	if strings.Contains(text, "%") {
+		return errUnsupportedf("the ip value [%s] with a scope in field [%s]", text, f.name)
+	}
+	if f.ignoreMal {
+		p.ignored = appendUnique(p.ignored, f.name)
+		return nil
+	}
+	return errUnsupportedf("the malformed ip value [%s] in field [%s]", text, f.name)
 }
 
 func appendUnique(s []string, v string) []string {

@@ -122,6 +122,7 @@ type mapping struct {
 	order           []*field
 	maxResultWindow int
 	replicas        int
+	refreshInterval string // index.refresh_interval as given; "" when not set
 	// given records which root parameters the mapping set explicitly, for GET _mapping
 	// (which writes them only then).
 	given struct {
@@ -231,8 +232,13 @@ func (m *mapping) parseSettings(v gjson.Result, prefix string) *esError {
 			} else {
 				m.maxResultWindow = n
 			}
-		case "refresh_interval", "number_of_routing_shards", "auto_expand_replicas":
-			// The engine makes every write visible at once; these do not change answers.
+		case "refresh_interval":
+			// Set explicitly, it turns off search-idle refreshes: searches see writes only
+			// after an explicit refresh (or, for a positive interval, on a timer), which
+			// index.publish and index.searcherDoc follow.
+			m.refreshInterval = val.String()
+		case "number_of_routing_shards", "auto_expand_replicas":
+			// These do not change answers on one shard.
 		default:
 			err = errUnsupportedf("index setting [index.%s]", key)
 		}
