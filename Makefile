@@ -72,6 +72,7 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags realengines ./lab/realengines
 
 # Longer native fuzzing than make test's short pass (which runs the seed corpora under
 # testdata/fuzz). Each target gets FUZZTIME; new interesting inputs are minimised for at most

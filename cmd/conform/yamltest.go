@@ -12,7 +12,7 @@ import (
 )
 
 func cmdYAMLTest(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "yamltest", "[--target URL] [--es-version V] [--distribution elasticsearch|opensearch] [--run REGEX] [--full] [--no-exclusions] [--json FILE] FILE|DIR...", `
+	fs := newFlags(e, "yamltest", "[--target URL] [--es-version V] [--distribution elasticsearch|opensearch] [--run REGEX] [--full] [--exclusions FILE] [--no-exclusions] [--json FILE] FILE|DIR...", `
 Run Elasticsearch YAML REST tests (rest-api-spec/test: setup, teardown, do with catch, headers
 and warnings, match, length, is_true, is_false, set and $stash, gt/gte/lt/lte, close_to,
 contains, skip and requires) against a target, and report each test section as passed, failed
@@ -27,7 +27,9 @@ documents.
 
 An EXCLUDED.md at the root of a directory given lists sections real Elasticsearch 8.15.0
 fails (a table of | file | section | reason |): they are reported as excluded, not run, and
-counted apart; --no-exclusions runs them. --json FILE writes every result as JSON.
+counted apart; --exclusions FILE adds another such list (testdata/es-rest-tests/EXCLUDED.md
+for a checkout of Elasticsearch's own tests, which has none); --no-exclusions runs them all.
+--json FILE writes every result as JSON.
 
 Version gates (skip version ranges, cluster_features such as gte_v7.13.0) are evaluated
 against the target's GET / version. Tests that assert behaviour newer than Elasticsearch 8.15
@@ -40,13 +42,16 @@ the embedded engine declines). The last line is "N passed, M failed, K skipped",
 		"conform yamltest testdata/es-rest-tests",
 		"conform yamltest --run 'search_after' testdata/es-rest-tests/elasticsearch",
 		"conform yamltest --target http://localhost:9200 search/90_search_after.yml",
+		"conform yamltest --exclusions testdata/es-rest-tests/EXCLUDED.md ~/elasticsearch/rest-api-spec/src/yamlRestTest/resources/rest-api-spec/test",
 	)
 	targetURL := fs.String("target", "", "run against the cluster at `URL` instead of the embedded engine")
 	version := fs.String("es-version", "", "evaluate version gates for `VERSION` instead of the target's GET / version")
 	dist := fs.String("distribution", "", "the distribution the files are written for, `elasticsearch` or opensearch (default: from each path)")
 	run := fs.String("run", "", "run only test sections whose \"file/section\" matches `REGEX`")
 	full := fs.Bool("full", false, "print whole response bodies of failures instead of their first 2 KiB")
-	noExclusions := fs.Bool("no-exclusions", false, "run the sections "+yamltest.ExclusionsFile+" excludes too")
+	var exclusionLists listFlag
+	fs.Var(&exclusionLists, "exclusions", "also set aside the sections the exclusion list `FILE` names (repeatable)")
+	noExclusions := fs.Bool("no-exclusions", false, "run the sections "+yamltest.ExclusionsFile+" and --exclusions exclude too")
 	jsonOut := fs.String("json", "", "also write every section's result to `FILE` as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,7 +79,7 @@ the embedded engine declines). The last line is "N passed, M failed, K skipped",
 		opt.Run = re
 	}
 	if !*noExclusions {
-		ex, err := yamltest.ExclusionsFor(fs.Args())
+		ex, err := yamltest.ExclusionsFor(fs.Args(), exclusionLists...)
 		if err != nil {
 			return usageErr("%v", err)
 		}

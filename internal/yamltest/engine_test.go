@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/conform-dev/conform/oracle/engine"
@@ -17,28 +18,31 @@ import (
 // section that fails is a wrong answer: Elasticsearch 8.15.0 passes it.
 func TestSharedRestTestsOnEmbeddedEngine(t *testing.T) {
 	dir := sharedTests(t)
-	ex, err := ReadExclusions(filepath.Join(dir, ExclusionsFile))
+	ex, err := ExclusionsFor([]string{dir}, filepath.Join("..", "..", "testdata", "es-rest-tests", ExclusionsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ex) == 0 {
-		t.Fatalf("no exclusions read from %s", filepath.Join(dir, ExclusionsFile))
+		t.Fatal("no exclusions read from testdata/es-rest-tests/" + ExclusionsFile)
 	}
 	target := HandlerTarget("embedded", func() (http.Handler, error) { return engine.New(), nil })
 	rep, err := Run(context.Background(), Options{Target: target, Exclusions: ex}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen, files := map[string]bool{}, map[string]bool{}
 	for _, r := range rep.Results {
 		seen[r.File+"/"+r.Test] = true
+		files[r.File] = true
 		if r.Status == Failed {
 			t.Errorf("wrong answer (Elasticsearch 8.15.0 passes this section): %s", describe(r))
 		}
 	}
 	for key := range ex {
-		if !seen[key] {
-			t.Errorf("EXCLUDED.md names %q, which is no section of the stored tests", key)
+		// The list also covers the fuller copy of Elasticsearch's tests kept outside the
+		// repository (testdata/es-rest-tests/README.md): only a file at hand can be judged.
+		if file := key[:strings.Index(key, ".yml/")+len(".yml")]; files[file] && !seen[key] {
+			t.Errorf("EXCLUDED.md names %q, which is no section of %s", key, file)
 		}
 	}
 	passed, failed, skipped := rep.Counts()
@@ -46,8 +50,9 @@ func TestSharedRestTestsOnEmbeddedEngine(t *testing.T) {
 	for _, g := range rep.SkippedByFeature() {
 		t.Logf("  %3d  %s", g.Count, g.Feature)
 	}
-	// 100 sections pass today; fewer means the engine or the runner lost ground.
-	if passed < 100 {
-		t.Errorf("%d passed, want at least 100", passed)
+	// The repository's sections (CONFORM_ES_REST_TESTS may point at more): 45 of them pass
+	// today; fewer means the engine or the runner lost ground.
+	if want := 45; dir == filepath.Join("..", "..", "testdata", "es-rest-tests") && passed < want {
+		t.Errorf("%d passed, want at least %d", passed, want)
 	}
 }

@@ -55,9 +55,17 @@ func ReadExclusions(path string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// ExclusionsFor reads the exclusion list at the root of each directory among paths.
-func ExclusionsFor(paths []string) (map[string]string, error) {
+// ExclusionsFor reads the exclusion list at the root of each directory among paths, and the
+// lists named in extra (which, unlike a directory's own, must exist). A list may name sections
+// of files the directories do not hold: the list of the repository's (testdata/es-rest-tests)
+// also serves a fuller copy of Elasticsearch's tests kept outside it.
+func ExclusionsFor(paths []string, extra ...string) (map[string]string, error) {
 	all := map[string]string{}
+	add := func(ex map[string]string) {
+		for k, v := range ex {
+			all[k] = v
+		}
+	}
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			continue
@@ -66,9 +74,17 @@ func ExclusionsFor(paths []string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range ex {
-			all[k] = v
+		add(ex)
+	}
+	for _, f := range extra {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("exclusion list: %w", err)
 		}
+		ex, err := ReadExclusions(f)
+		if err != nil {
+			return nil, err
+		}
+		add(ex)
 	}
 	return all, nil
 }

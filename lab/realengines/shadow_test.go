@@ -32,7 +32,7 @@ type answer struct {
 	Body   json.RawMessage `json:"body"`
 }
 
-var tookRE = regexp.MustCompile(`"took":\s*\d+`)
+var shadowTookRE = regexp.MustCompile(`"took":\s*\d+`)
 
 // same compares two runs of a session answer by answer; took is a measurement, not an answer.
 func same(t *testing.T, client string, direct, proxied []answer) {
@@ -41,7 +41,7 @@ func same(t *testing.T, client string, direct, proxied []answer) {
 		t.Fatalf("%s: %d answers directly, %d through the proxy", client, len(direct), len(proxied))
 	}
 	for i := range direct {
-		d, p := tookRE.ReplaceAllString(string(direct[i].Body), `"took":0`), tookRE.ReplaceAllString(string(proxied[i].Body), `"took":0`)
+		d, p := shadowTookRE.ReplaceAllString(string(direct[i].Body), `"took":0`), shadowTookRE.ReplaceAllString(string(proxied[i].Body), `"took":0`)
 		if direct[i].Name != proxied[i].Name || direct[i].Status != proxied[i].Status || d != p {
 			t.Errorf("%s %s: directly %d %s\nthrough the proxy %d %s", client, direct[i].Name, direct[i].Status, d, proxied[i].Status, p)
 		}
