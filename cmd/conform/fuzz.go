@@ -223,7 +223,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		if err := fuzz.Save(*save, f, rep.Groups); err != nil {
 			return infra(fmt.Errorf("saving into %s: %w", *save, err))
 		}
-		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
+		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(fuzz.Reproducers(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
 	}
 	return fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement")
 }
