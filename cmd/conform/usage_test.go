@@ -67,9 +67,9 @@ func TestClosest(t *testing.T) {
 		{"timout", "timeout"}, // a letter dropped
 		{"ful", "full"},
 		{"frce", "force"},
-		{"xyz", ""},         // nothing close
-		{"target", ""},      // a known name is not a typo
-		{"t", ""},           // too short to guess
+		{"xyz", ""},    // nothing close
+		{"target", ""}, // a known name is not a typo
+		{"t", ""},      // too short to guess
 		{"fixturs", "fixtures"},
 	}
 	for _, tt := range tests {
