@@ -125,7 +125,7 @@ func (res *SimResult) tally(r *Result, effects []float64) {
 		anySig = anySig || c.Significant
 		eff := effect(effects, i)
 		switch {
-		case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
+		case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && (c.Class == Regressed || c.Class == Improved):
 			res.Flagged[i]++
 		}
 	}
