@@ -215,6 +215,10 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if err != nil {
 		return err
 	}
+	// A wrong --oracle is a usage error, said before anything is written.
+	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+		return err
+	}
 	if !*dryRun {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return infra(err)
@@ -229,13 +233,39 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if *switchCmd != "" {
 		x.Switch = runner.ShellSwitch(*switchCmd, e.stderr)
 	}
+	started := time.Now().UTC()
+	// finish analyses the rounds that finished, none when the experiment stopped before round
+	// 1, and writes the experiment's files: an incomplete experiment still leaves its
+	// verdict.json and reports.
+	finish := func(done []runner.RoundResult, runErr error) (*report.Experiment, error) {
+		rep, recorded, err := x.Report(done, runErr, opts)
+		if err != nil {
+			return nil, infra(err)
+		}
+		man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
+		man.Rounds = recorded
+		man.WarmUps = x.WarmUps()
+		if err := report.WriteExperiment(*out, rep, man); err != nil {
+			return nil, infra(err)
+		}
+		return rep, nil
+	}
+	notStarted := func(err error) error {
+		if *dryRun {
+			return err
+		}
+		if _, werr := finish(nil, err); werr != nil {
+			return infra(fmt.Errorf("%v; writing %s: %v", err, *out, werr))
+		}
+		return infra(fmt.Errorf("%v; the experiment is incomplete, before round 1 (%s in %s)", err, report.VerdictFile, *out))
+	}
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
 	exp, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
 	if err != nil {
-		return err
+		return notStarted(err)
 	}
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
-		return infra(err)
+		return notStarted(err)
 	}
 	if *dryRun { // a pilot: the baseline's rounds with the natives, nothing written
 		p := *x
@@ -257,27 +287,20 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
 		prog.Event(ev)
 	}
-	started := time.Now().UTC()
 	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.PlannedResponses())
 	done, runErr := x.Execute(ctx)
 	prog.Done()
-	if len(done) == 0 {
-		if runErr == nil {
-			runErr = errors.New("no round finished")
-		}
-		return infra(runErr)
+	if len(done) == 0 && runErr == nil {
+		runErr = errors.New("no round finished")
 	}
-	rep, recorded, err := x.Report(done, runErr, opts)
+	rep, err := finish(done, runErr)
 	if err != nil {
-		return infra(err)
+		if runErr != nil {
+			return infra(fmt.Errorf("%v; %v", runErr, err))
+		}
+		return err
 	}
-	man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
-	man.Rounds = recorded
-	man.WarmUps = x.WarmUps()
-	if err := report.WriteExperiment(*out, rep, man); err != nil {
-		return infra(err)
-	}
-	if *aaOut != "" {
+	if *aaOut != "" && len(done) > 0 {
 		data, err := runner.MarshalAA(runner.AARecord(done, base.Name, fmt.Sprintf("conform experiment, %s, %s", report.HostCPU(), started.Format(time.RFC3339))))
 		if err != nil {
 			return infra(err)
@@ -289,6 +312,9 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	fmt.Fprintf(e.stdout, "%s\n", rep.Analysis)
 	fmt.Fprintf(e.stdout, "Report in %s: %s, %s, %s, %s, %s\n", *out, report.MarkdownFile, report.HTMLFile, report.VerdictFile, report.ResultsFile, report.ManifestFile)
 	if runErr != nil {
+		if len(done) == 0 {
+			return infra(fmt.Errorf("%v; the experiment stopped before round 1 finished: %s in %s says incomplete, 0 rounds", runErr, report.VerdictFile, *out))
+		}
 		return infra(fmt.Errorf("%v; the rounds that finished are analysed in %s", runErr, *out))
 	}
 	switch rep.Analysis.Verdict {
