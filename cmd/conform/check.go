@@ -21,7 +21,8 @@ One strict pass over every case of the workload: each request is sent once and i
 checked against the oracle's. Prints a summary per operation and failure class and the failing
 cases; --junit writes one testcase per case for CI (the failure's message is its classes, its
 text the differences, the request and the explain command), --json writes the failures as
-records {"case","class","path","want","got"} with counts of cases and of failures by class.
+records {"case","class","path","want","got"} with counts of cases and of failures by class,
+in total and by operation ("by_operation", the summary's rows).
 
 With no --target it checks conform's embedded engine, served on loopback. A --target's index
 must have the fixtures' field types (GET /{index}/_mapping; the variant it holds, designed or

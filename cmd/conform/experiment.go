@@ -38,11 +38,15 @@ ENGINE_CPUS=1 make engines for the targets): sharing them multiplied the noise s
 
 Per cell (operation x clients) the verdict compares the variant's trial p50s over its rounds
 with a test that respects the rounds and the natives as controls, each cell's own noise
-(moderated towards its client count's), Holm over all cells, and a practical threshold.
-adopt: both variants passed every check, no cell regressed, at least one improved. reject: a
-cell regressed (each named, with its size and p-value) or any response failed. no-change
-otherwise. Writes report.md, report.html, verdict.json, results.json (all rounds merged),
-manifest.json (every round) and rounds/round-N/ with each round's results.
+(moderated towards its client count's), Holm over all cells, and a practical threshold. A cell
+is regressed or improved when significant with the candidate/baseline ratio beyond the
+threshold, no-change when its whole interval lies within it, and undecided when the interval
+reaches past it (the rounds cannot tell a change that counts from none). adopt: both variants
+passed every check, no cell regressed, at least one improved. reject: a cell regressed (each
+named, with its size and p-value) or any response failed. no-change otherwise, with the
+undecided cells counted. Writes report.md and report.html (their first line the verdict),
+verdict.json, results.json (all rounds merged), manifest.json (every round) and
+rounds/round-N/ with each round's results.
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
 (interleaved as a round interleaves them, checked, never timed into the results) until each
@@ -65,7 +69,8 @@ O'Brien-Fleming-type spending: almost nothing at the first looks), so the family
 over all looks stays at --alpha.
 
 An experiment that stops early (Ctrl-C, a target down, a failed switch) has the verdict
-"incomplete" and exit 2; its files hold the rounds that finished, with the measured count.
+"incomplete" and exit 2; its files hold the rounds that finished, with the measured count, and
+are written even when it stops before round 1 (verdict.json: incomplete, 0 rounds).
 
 Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --native os=http://127.0.0.1:9201 --out results/rest-vs-grpc",
@@ -84,7 +89,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	rounds := fs.Int("rounds", 12, "number of rounds, a multiple of 4 (ABBA blocks)")
 	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last: the label is $1 and $CONFORM_VARIANT, and a bare script path gets it as its argument")
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
-	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
+	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none; a cell whose interval lies within it is no-change, one whose interval reaches past it undecided")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
 	nativeWeight := fs.Float64("native-weight", -1, "a fixed `WEIGHT` in [0, 1] for the natives as controls (0 ignores them), chosen before the experiment, e.g. from recorded A/A runs; by default (-1) it is estimated from the data")
 	warmMax := fs.Int("warm-max", runner.DefaultWarmMaxPasses, "warm every target to a steady state before round 1: at most `N` passes (0: no warm-up)")

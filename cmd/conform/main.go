@@ -67,7 +67,7 @@ var commands = []*command{
 	{"check", "one strict pass over every case; JUnit and JSON out; exit 1 on any mismatch", cmdCheck},
 	{"fuzz", "random requests checked against the oracle; disagreements shrunk to minimal reproducers", cmdFuzz},
 	{"explain", "show one case: request, curl, expected and actual bodies, the differences", cmdExplain},
-	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject or no-change", cmdExperiment},
+	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject, no-change or incomplete", cmdExperiment},
 	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"serve", "serve the embedded Elasticsearch 8.15 engine over HTTP on loopback", cmdServe},
