@@ -490,7 +490,11 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "%-12s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g",
 			c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 		if !math.IsNaN(c.MinDeclarable) {
-			fmt.Fprintf(&b, " declarable beyond %s", DeclarableText(c.MinDeclarable, c.RoundsFor))
+			if c.MinDeclarable > MaxDeclarable {
+				fmt.Fprintf(&b, "; %s", DeclarableText(c.MinDeclarable, c.RoundsFor))
+			} else {
+				fmt.Fprintf(&b, " declarable beyond %s", DeclarableText(c.MinDeclarable, c.RoundsFor))
+			}
 		}
 		if c.Failed > 0 {
 			fmt.Fprintf(&b, "; %s", c.Note)

@@ -221,7 +221,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 
 	b.WriteString("## Candidate against baseline\n\n")
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", x.ratioNote(), declarableNote)
-	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class | declarable beyond |\n|---|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
+	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class | smallest declarable change |\n|---|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
@@ -376,7 +376,7 @@ func ExperimentHTML(x *Experiment) []byte {
 	}
 	fmt.Fprintf(&pre, "<p>Rounds: %s. Measured responses: %d of %d planned. Method: %s%s</p>\n", esc(strings.Join(order, ", ")), x.MeasuredResponses, x.PlannedResponses, esc(a.Method), esc(x.weights()))
 	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<p>%s</p>\n<p>%s</p>\n", esc(x.ratioNote()), esc(declarableNote))
-	fmt.Fprintf(&pre, "<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th><th>declarable beyond</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
+	fmt.Fprintf(&pre, "<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th><th>smallest declarable change</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
