@@ -316,8 +316,11 @@ func NotStarted(opts Options, reason string, planned int) *Result {
 func (r *Result) MarkIncomplete(reason string, planned int) {
 	r.Verdict = Incomplete
 	done := len(r.Order)
-	r.Reasons = append([]string{fmt.Sprintf("the experiment did not finish (%s): %d of %d planned rounds finished, so it decides nothing; the cells show what the finished rounds measured",
-		reason, done, planned)}, r.Reasons...)
+	why := fmt.Sprintf("the experiment did not finish (%s): %d of %d planned rounds finished, so it decides nothing", reason, done, planned)
+	if done > 0 {
+		why += "; the cells show what the finished rounds measured"
+	}
+	r.Reasons = append([]string{why}, r.Reasons...)
 }
 
 func decide(res *Result) (Verdict, []string) {
