@@ -49,11 +49,11 @@ func TestShrinkKeepsTheOriginalDifference(t *testing.T) {
 	proxy := httptest.NewServer(aggfault.New(backend.URL, aggfault.All))
 	defer proxy.Close()
 	rep, err := Run(context.Background(), Config{Gen: defaultGenerator(t, 1), OracleIndex: f.Workload.Index, TargetIndex: f.Workload.Index,
-		Oracle: EngineDoer(e), Target: httpDoer(proxy.URL), N: 500, Workers: 2})
+		Oracle: EngineDoer(e), Target: httpDoer(proxy.URL), N: 300, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Disagreements < 50 {
+	if rep.Disagreements < 40 {
 		t.Fatalf("only %d disagreements in %d requests", rep.Disagreements, rep.Requests)
 	}
 	shown := map[string]bool{}
