@@ -23,7 +23,8 @@ One strict pass over every case of the workload: each request is sent once and i
 checked against the oracle's. Prints a summary per operation and failure class and the failing
 cases; --junit writes one testcase per case for CI (the failure's message is its classes, its
 text the differences, the request and the explain command), --json writes the failures as
-records {"case","class","path","want","got"} with counts of cases and of failures by class.
+records {"case","class","path","want","got"} with counts of cases and of failures by class,
+in total and by operation ("by_operation", the summary's rows).
 
 With no --target it checks conform's embedded engine, served on loopback. Nothing is timed and
 nothing is written to the target. Credentials never appear in any output.

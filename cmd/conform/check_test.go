@@ -192,7 +192,12 @@ type checkReport struct {
 	Passed          int            `json:"passed"`
 	Failed          int            `json:"failed"`
 	FailuresByClass map[string]int `json:"failures_by_class"`
-	Failures        []struct {
+	ByOperation     []struct {
+		Op                    string
+		Cases, Passed, Failed int
+		FailuresByClass       map[string]int `json:"failures_by_class"`
+	} `json:"by_operation"`
+	Failures []struct {
 		Case, Class, Path, Want, Got string
 	} `json:"failures"`
 	Findings []struct {
@@ -337,6 +342,27 @@ func TestCheckBrokenTarget(t *testing.T) {
 	}
 	if !maps.Equal(r.FailuresByClass, wantByClass) {
 		t.Errorf("failures_by_class %v, want %v", r.FailuresByClass, wantByClass)
+	}
+	// By operation: the summary's rows, adding up to the totals.
+	wantOp := map[string]map[string]int{}
+	for name, b := range breakages {
+		op := strings.Split(name, "/")[0]
+		if wantOp[op] == nil {
+			wantOp[op] = map[string]int{}
+		}
+		for _, c := range b.classes {
+			wantOp[op][c]++
+		}
+	}
+	opCases, opFailed := 0, 0
+	for _, row := range r.ByOperation {
+		opCases, opFailed = opCases+row.Cases, opFailed+row.Failed
+		if row.Passed+row.Failed != row.Cases || !maps.Equal(row.FailuresByClass, wantOp[row.Op]) && len(row.FailuresByClass)+len(wantOp[row.Op]) > 0 {
+			t.Errorf("by_operation %s: %d cases, %d passed, %d failed, %v; want failures %v", row.Op, row.Cases, row.Passed, row.Failed, row.FailuresByClass, wantOp[row.Op])
+		}
+	}
+	if len(r.ByOperation) != 5 || r.ByOperation[0].Op != "get" || opCases != r.Cases || opFailed != r.Failed {
+		t.Errorf("by_operation %+v: %d cases, %d failed; want the 5 operations adding up to %d and %d", r.ByOperation, opCases, opFailed, r.Cases, r.Failed)
 	}
 	// Paths and values of the plain breakages, as a user reads them.
 	for _, want := range []struct{ c, class, path, want, got string }{

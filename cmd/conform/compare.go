@@ -13,7 +13,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "compare", "A/results.json B/results.json [--a NAME] [--b NAME] [--force]", `
 Compare two runs cell by cell (operation x clients) with the experiment statistics: the ratio
 of B's to A's median trial p50 with a distribution-free interval, a rank test on the trial p50s
-and Holm over the cells. Each run's trials are its only replication, so drift between the runs
+and Holm over the cells. A cell is regressed or improved when significant beyond --threshold,
+no-change when its whole interval lies within it, undecided when the interval reaches past it
+(the trials cannot tell). Each run's trials are its only replication, so drift between the runs
 is invisible to the test; for a gate, use "conform experiment", which pairs rounds.
 
 Results are never combined blindly: compare refuses (unless --force) when the two runs differ in
@@ -23,7 +25,7 @@ name in both are compared.
 
 A cell in which a response of either run failed the strict check (measured, warmup or the
 readiness case) is classed "failures", whatever its latencies say: they describe only the
-responses that passed, so such a cell is never called no-change, improved or regressed.
+responses that passed, so such a cell is never called no-change, undecided, improved or regressed.
 
 Exit 0 when no cell regressed and no cell is classed failures; 1 when a cell regressed beyond
 the threshold or any compared cell had a failed response; 2 on an error or a refusal.`,
@@ -34,7 +36,7 @@ the threshold or any compared cell had a failed response; 2 on an error or a ref
 	nameA := fs.String("a", "", "the target `NAME` to compare in run A")
 	nameB := fs.String("b", "", "the target `NAME` to compare in run B")
 	force := fs.Bool("force", false, "compare even when the runs' methodology, data, oracle or settings differ")
-	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change below this fraction counts as none")
+	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change below this fraction counts as none; a cell whose interval lies within it is no-change, one whose interval reaches past it undecided")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over the cells (Holm)")
 	var pos []string
 	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {

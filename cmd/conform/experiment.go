@@ -38,13 +38,17 @@ ENGINE_CPUS=1 make engines for the targets): sharing them multiplied the noise s
 
 Per cell (operation x clients) the verdict compares the variant's trial p50s over its rounds
 with a test that respects the rounds and the natives as controls, each cell's own noise
-(moderated towards its client count's), Holm over all cells, and a practical threshold.
-adopt: both variants passed every check, no cell regressed, at least one improved. reject: a
-cell regressed (each named, with its size and p-value), any response failed, or readiness made
-a finding on a variant's target (its mapping or sampled documents are not the fixtures', say:
-a correctness problem, so never adopt; the rounds still run, and report.md lists the findings
-first). no-change otherwise. --require-ready makes a finding keep the rounds waiting and then
-refuse the experiment instead (exit 2). Writes report.md, report.html, verdict.json, results.json (all rounds merged),
+(moderated towards its client count's), Holm over all cells, and a practical threshold. A cell
+is regressed or improved when significant with the candidate/baseline ratio beyond the
+threshold, no-change when its whole interval lies within it, and undecided when the interval
+reaches past it (the rounds cannot tell a change that counts from none). adopt: both variants
+passed every check, no cell regressed, at least one improved. reject: a cell regressed (each
+named, with its size and p-value), any response failed, or readiness made a finding on a
+variant's target (its mapping or sampled documents are not the fixtures', say: a correctness
+problem, so never adopt; the rounds still run, and report.md lists the findings first).
+no-change otherwise, with the undecided cells counted. --require-ready makes a finding keep the
+rounds waiting and then refuse the experiment instead (exit 2). Writes report.md and
+report.html (their first line the verdict), verdict.json, results.json (all rounds merged),
 manifest.json (every round) and rounds/round-N/ with each round's results.
 
 Before round 1 every target is warmed to a steady state: passes of --requests per cell
@@ -68,7 +72,8 @@ O'Brien-Fleming-type spending: almost nothing at the first looks), so the family
 over all looks stays at --alpha.
 
 An experiment that stops early (Ctrl-C, a target down, a failed switch) has the verdict
-"incomplete" and exit 2; its files hold the rounds that finished, with the measured count.
+"incomplete" and exit 2; its files hold the rounds that finished, with the measured count, and
+are written even when it stops before round 1 (verdict.json: incomplete, 0 rounds).
 
 Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		"conform experiment --baseline rest=http://127.0.0.1:8080 --candidate grpc=http://127.0.0.1:8081 --native es=http://127.0.0.1:9200 --native os=http://127.0.0.1:9201 --out results/rest-vs-grpc",
@@ -87,7 +92,7 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	rounds := fs.Int("rounds", 12, "number of rounds, a multiple of 4 (ABBA blocks)")
 	switchCmd := fs.String("switch-cmd", "", "shell `CMD` run before a round whose variant differs from the last: the label is $1 and $CONFORM_VARIANT, and a bare script path gets it as its argument")
 	readyTimeout := fs.Duration("ready-timeout", 2*time.Minute, "how long to wait for every target to be ready before a round")
-	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none")
+	threshold := fs.Float64("threshold", experiment.DefaultThreshold, "practical threshold: a change of the candidate/baseline ratio below this fraction counts as none; a cell whose interval lies within it is no-change, one whose interval reaches past it undecided")
 	alpha := fs.Float64("alpha", experiment.DefaultAlpha, "family-wise error rate over all cells (Holm)")
 	nativeWeight := fs.Float64("native-weight", -1, "a fixed `WEIGHT` in [0, 1] for the natives as controls (0 ignores them), chosen before the experiment, e.g. from recorded A/A runs; by default (-1) it is estimated from the data")
 	warmMax := fs.Int("warm-max", runner.DefaultWarmMaxPasses, "warm every target to a steady state before round 1: at most `N` passes (0: no warm-up)")
@@ -218,6 +223,10 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if *out == "" && !*dryRun {
 		return usageErr("experiment needs --out DIR")
 	}
+	// A wrong --oracle is a usage error, said before anything is written.
+	if _, err := oracleSource(*oracleSpec, topts); err != nil {
+		return err
+	}
 	if !*dryRun {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return infra(err)
@@ -232,13 +241,39 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	if *switchCmd != "" {
 		x.Switch = runner.ShellSwitch(*switchCmd, e.stderr)
 	}
+	started := time.Now().UTC()
+	// finish analyses the rounds that finished, none when the experiment stopped before round
+	// 1, and writes the experiment's files: an incomplete experiment still leaves its
+	// verdict.json and reports.
+	finish := func(done []runner.RoundResult, runErr error) (*report.Experiment, error) {
+		rep, recorded, err := x.Report(done, runErr, opts)
+		if err != nil {
+			return nil, infra(err)
+		}
+		man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
+		man.Rounds = recorded
+		man.WarmUps = x.WarmUps()
+		if err := report.WriteExperiment(*out, rep, man); err != nil {
+			return nil, infra(err)
+		}
+		return rep, nil
+	}
+	notStarted := func(err error) error {
+		if *dryRun {
+			return err
+		}
+		if _, werr := finish(nil, err); werr != nil {
+			return infra(fmt.Errorf("%v; writing %s: %v", err, *out, werr))
+		}
+		return infra(fmt.Errorf("%v; the experiment is incomplete, before round 1 (%s in %s)", err, report.VerdictFile, *out))
+	}
 	fmt.Fprintf(e.stderr, "computing the expected responses (%s) ...\n", *oracleSpec)
 	exp, err := expectations(ctx, *oracleSpec, topts, f, settings.TrackTotalHits)
 	if err != nil {
-		return err
+		return notStarted(err)
 	}
 	if x.Suite, err = runner.NewSuite(f, exp, settings.Ops); err != nil {
-		return infra(err)
+		return notStarted(err)
 	}
 	if note := x.Suite.DeclinedNote(); note != "" {
 		fmt.Fprintf(e.stderr, "warning: %s\n", note)
@@ -270,27 +305,20 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 		ev.Target = fmt.Sprintf("r%d %s", round, ev.Target)
 		prog.Event(ev)
 	}
-	started := time.Now().UTC()
 	fmt.Fprintf(e.stderr, "experiment: %d rounds (%s), %d measured responses planned\n", *rounds, x.RoundOrder(), x.PlannedResponses())
 	done, runErr := x.Execute(ctx)
 	prog.Done()
-	if len(done) == 0 {
-		if runErr == nil {
-			runErr = errors.New("no round finished")
-		}
-		return infra(runErr)
+	if len(done) == 0 && runErr == nil {
+		runErr = errors.New("no round finished")
 	}
-	rep, recorded, err := x.Report(done, runErr, opts)
+	rep, err := finish(done, runErr)
 	if err != nil {
-		return infra(err)
+		if runErr != nil {
+			return infra(fmt.Errorf("%v; %v", runErr, err))
+		}
+		return err
 	}
-	man := report.NewManifest("experiment", rep.Results, lb.Environment(ctx), started, os.Args)
-	man.Rounds = recorded
-	man.WarmUps = x.WarmUps()
-	if err := report.WriteExperiment(*out, rep, man); err != nil {
-		return infra(err)
-	}
-	if *aaOut != "" {
+	if *aaOut != "" && len(done) > 0 {
 		data, err := runner.MarshalAA(runner.AARecord(done, base.Name, fmt.Sprintf("conform experiment, %s, %s", report.HostCPU(), started.Format(time.RFC3339))))
 		if err != nil {
 			return infra(err)
@@ -302,6 +330,9 @@ Exit 0 adopt, 1 reject, 3 no-change, 2 error or incomplete.`,
 	fmt.Fprintf(e.stdout, "%s\n", rep.Analysis)
 	fmt.Fprintf(e.stdout, "Report in %s: %s, %s, %s, %s, %s\n", *out, report.MarkdownFile, report.HTMLFile, report.VerdictFile, report.ResultsFile, report.ManifestFile)
 	if runErr != nil {
+		if len(done) == 0 {
+			return infra(fmt.Errorf("%v; the experiment stopped before round 1 finished: %s in %s says incomplete, 0 rounds", runErr, report.VerdictFile, *out))
+		}
 		return infra(fmt.Errorf("%v; the rounds that finished are analysed in %s", runErr, *out))
 	}
 	switch rep.Analysis.Verdict {

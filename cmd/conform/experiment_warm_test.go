@@ -113,7 +113,7 @@ func TestExperimentIncompleteWhenANativeDies(t *testing.T) {
 		t.Errorf("terminal output does not say incomplete, or prints NaN:\n%s", out)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	if !strings.HasPrefix(string(md), "# conform experiment: INCOMPLETE") {
+	if !strings.HasPrefix(string(md), "# INCOMPLETE: 2 of 12 rounds finished, nothing decided: round 2 (b): target es") {
 		t.Errorf("report.md title: %.80s", md)
 	}
 }

@@ -27,19 +27,24 @@ filter, filters and metric aggregations; _count; GET _doc), with values drawn fr
 send each to the target and check its answer strictly against the oracle's (the check of
 "conform check"). Request N of a seed is always the same request.
 
-Disagreements are shrunk to minimal requests that still disagree in the same class:
-clauses, sort keys, aggregations, hits and options dropped, values simplified, ranges
-narrowed, a sort key's options cut to {"field":"desc"} and then "asc" (never to the bare
-"field" shorthand, which the generator writes on the final sku as a variation of its own,
-and which is written out as {"sku":"asc"} unless it is what disagrees). Minimal
+Disagreements are shrunk to minimal requests that still show the difference they were found
+with, its class at its place (a filter aggregation's doc_count, a terms aggregation's
+sum_other_doc_count, a metric's value; the hits, wherever they differ), not merely another
+difference of the class: clauses, sort keys, aggregations, hits and options dropped, values
+simplified, ranges narrowed, a sort key's options cut to {"field":"desc"} and then "asc" (never
+to the bare "field" shorthand, which the generator writes on the final sku as a variation of
+its own, and which is written out as {"sku":"asc"} unless it is what disagrees). Minimal
 requests of the same shape, the same request but for its values (term, range and
-search_after values, sizes), are one group, printed largest first with its shape, a name
-for what it exercises and one reproducer, the smallest: the request, a curl, the expected
-and actual bodies around the differences, and the differences. After the first three of
-each class and path, a disagreement that a group's reproducer fits (made of parts of its
-request) is counted there without shrinking.
+search_after values, sizes), are one group, and groups that differ only by the fields they
+name (an exists query inverted on five fields) are one, listing the fields. Groups are printed
+largest first with how many of their requests the reproducer does not cover, their shape, a
+name for what they exercise and one reproducer, the smallest: the request, a curl, the
+expected and actual bodies around the differences, and the differences. After the first three
+of each kind and difference, a disagreement that a group's reproducer fits (made of parts of
+its request) and shows is counted there without shrinking.
 --save DIR writes the reproducers as a fixtures directory (the corpus, the mapping and a
-workload of cases named by the groups, fuzz/...) that "conform check --fixtures DIR" runs.
+workload of cases named by the groups, fuzz/..., one per field of a group of several) that
+"conform check --fixtures DIR" runs.
 DIR must not exist or be empty (checked before fuzzing starts), unless --force is given: an
 earlier session's saved cases are not replaced without a word.
 
@@ -249,7 +254,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		if err := fuzz.Save(*save, f, rep.Groups); err != nil {
 			return infra(fmt.Errorf("saving into %s: %w", *save, err))
 		}
-		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(len(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
+		fmt.Fprintf(e.stdout, "\nSaved %s into %s: conform check --fixtures %s%s\n", report.Plural(fuzz.Reproducers(rep.Groups), "minimal disagreement"), *save, *save, targetArg(targets, t.Name))
 	}
 	return withFindings(fuzzExit(rep.Stopped, runErr, rep.Disagreements, "disagreement"), rr.Findings)
 }

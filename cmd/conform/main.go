@@ -26,10 +26,12 @@ const (
 	exitNoChange = 3 // an experiment found no change
 )
 
-// exitError carries an exit status with the error that caused it.
+// exitError carries an exit status with the error that caused it; a bare one is printed as
+// it is (a usage line that names its command), any other after "conform: ".
 type exitError struct {
 	code int
 	err  error
+	bare bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -65,7 +67,7 @@ var commands = []*command{
 	{"check", "one strict pass over every case; JUnit and JSON out; exit 1 on any mismatch", cmdCheck},
 	{"fuzz", "random requests checked against the oracle; disagreements shrunk to minimal reproducers", cmdFuzz},
 	{"explain", "show one case: request, curl, expected and actual bodies, the differences", cmdExplain},
-	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject or no-change", cmdExperiment},
+	{"experiment", "paired baseline/candidate rounds and a verdict: adopt, reject, no-change or incomplete", cmdExperiment},
 	{"compare", "compare two runs' results cell by cell with the experiment statistics", cmdCompare},
 	{"load", "load the corpus into Elasticsearch-compatible engines or Qdrant, and prove it is intact", cmdLoad},
 	{"snapshot", "export one index of a live Elasticsearch or OpenSearch into a fixtures directory", cmdSnapshot},
@@ -134,14 +136,18 @@ func conform(ctx context.Context, e *env, args []string) int {
 	if name == "--version" {
 		name = "version"
 	}
-	for _, c := range commands {
+	names := make([]string, len(commands))
+	for i, c := range commands {
 		if c.name == name {
 			return exitCode(e, c.run(ctx, e, args[1:]))
 		}
+		names[i] = c.name
 	}
-	fmt.Fprintf(e.stderr, "conform: unknown command %q\n\n", name)
-	printUsage(e.stderr)
-	return exitUsage
+	what := "command"
+	if strings.HasPrefix(name, "-") {
+		what = "flag"
+	}
+	return exitCode(e, unknownName("", what, name, names))
 }
 
 func exitCode(e *env, err error) int {
@@ -153,7 +159,11 @@ func exitCode(e *env, err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
+		switch {
+		case ee.err == nil || ee.err.Error() == "":
+		case ee.bare:
+			fmt.Fprintf(e.stderr, "%v\n", ee.err)
+		default:
 			fmt.Fprintf(e.stderr, "conform: %v\n", ee.err)
 		}
 		return ee.code
@@ -223,8 +233,7 @@ func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.Fl
 	return fs
 }
 
-// flagEnvs remembers each flag set's env, so help requested with --help goes to stdout while
-// the usage shown after a flag error goes to stderr.
+// flagEnvs remembers each flag set's env, so help requested with --help goes to its stdout.
 var flagEnvs = map[*flag.FlagSet]*env{}
 
 // afterParse holds what a flag set's flags must do as soon as they are parsed, before the
@@ -232,25 +241,22 @@ var flagEnvs = map[*flag.FlagSet]*env{}
 // elsewhere first); parseFlags runs them in order and returns the first error.
 var afterParse = map[*flag.FlagSet][]func() error{}
 
-// parseFlags parses args and turns flag errors into usage errors (exit 2); --help prints the
-// help on stdout and exits 0. Then it runs the flag set's afterParse actions.
+// parseFlags parses args and turns a flag error into one line naming it (flagError, exit 2);
+// --help prints the help on stdout and exits 0. Then it runs the flag set's afterParse
+// actions.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if e := flagEnvs[fs]; e != nil {
-		fs.SetOutput(e.stderr)
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
-				fs.SetOutput(e.stdout)
-			}
-		}
-	}
+	// The flag package prints its message and the whole usage on an error: the line
+	// flagError makes says it instead.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+		if !isHelp(err) {
+			return flagError(fs, err)
 		}
-		return &exitError{code: exitUsage, err: errors.New("")}
+		if e := flagEnvs[fs]; e != nil {
+			fs.SetOutput(e.stdout)
+		}
+		fs.Usage()
+		return err
 	}
 	for _, f := range afterParse[fs] {
 		if err := f(); err != nil {

@@ -122,7 +122,7 @@ func TestFixturesCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"fixtures", "--nosuchflag"}, "flag provided but not defined"},
+		{[]string{"fixtures", "--nosuchflag"}, "conform fixtures: unknown flag --nosuchflag; see conform fixtures --help\n"},
 		{[]string{"fixtures", "--cases", "get=x"}, `--cases: "get=x" is not op=N`},
 		{[]string{"fixtures", "--fixtures", filepath.Join(dir, "nope")}, "nope: no such directory"},
 		{[]string{"fixtures", "extra"}, "takes no arguments"},

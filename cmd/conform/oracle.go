@@ -39,8 +39,7 @@ Run "conform oracle <subcommand> --help" for its flags and examples.
 `)
 	}
 	if len(args) == 0 {
-		usage(e.stderr)
-		return usageErr("oracle needs a subcommand: expect, record or verify")
+		return usageLine("conform oracle: needs a subcommand: expect, record or verify; see conform oracle --help")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -53,8 +52,11 @@ Run "conform oracle <subcommand> --help" for its flags and examples.
 	case "verify":
 		return oracleVerify(ctx, e, args[1:])
 	}
-	usage(e.stderr)
-	return usageErr("unknown oracle subcommand %q", args[0])
+	what := "subcommand"
+	if len(args[0]) > 0 && args[0][0] == '-' {
+		what = "flag"
+	}
+	return unknownName("oracle", what, args[0], []string{"expect", "record", "verify"})
 }
 
 // oracleFlags are the flags every oracle subcommand shares.

@@ -335,7 +335,7 @@ func TestOracleUsage(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"oracle"}, 2, "needs a subcommand"},
-		{[]string{"oracle", "bogus"}, 2, `unknown oracle subcommand "bogus"`},
+		{[]string{"oracle", "bogus"}, 2, `conform oracle: unknown subcommand "bogus"; see conform oracle --help`},
 		{[]string{"oracle", "expect"}, 2, "needs --out FILE"},
 		{[]string{"oracle", "expect", "--out", "x", "--oracle", "mystery"}, 2, "unknown oracle"},
 		{[]string{"oracle", "expect", "--out", "x", "--track-total-hits", "maybe"}, 2, "--track-total-hits"},

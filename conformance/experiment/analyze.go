@@ -68,7 +68,13 @@ type Class string
 const (
 	Improved  Class = "improved"
 	Regressed Class = "regressed"
-	NoChange  Class = "no-change"
+	// NoChange is a cell shown free of a change beyond the practical threshold: its whole
+	// interval lies within 1 ± Threshold.
+	NoChange Class = "no-change"
+	// Undecided is a cell neither significantly changed beyond the threshold nor shown within
+	// it: its interval reaches past the threshold (or it could not be tested), so a change
+	// the threshold counts is not ruled out.
+	Undecided Class = "undecided"
 	// Failures is a compared cell in which some response of either run failed the check, or
 	// an experiment's cell in which some response of either variant did: its latencies
 	// describe the passing responses only, so it is neither a change nor none
@@ -77,7 +83,7 @@ const (
 )
 
 // Marker is the class's mark in report tables: an arrow for the direction latency moved,
-// "~" for no change.
+// "=" for no change, "?" for undecided.
 func (c Class) Marker() string {
 	switch c {
 	case Improved:
@@ -86,8 +92,28 @@ func (c Class) Marker() string {
 		return "▲"
 	case Failures:
 		return "✗"
+	case Undecided:
+		return "?"
 	}
-	return "~"
+	return "="
+}
+
+// Classify decides a tested cell's class from its significance (Holm) and its ratio's
+// interval [low, high] against the practical threshold: regressed or improved when
+// significant with the ratio beyond 1 ± threshold; no-change when the whole interval lies
+// within 1 ± threshold (any change it allows is one the threshold counts as none);
+// undecided otherwise, and when the cell could not be tested (NaN interval). A cell whose
+// interval straddles the threshold is not shown to be unchanged, whatever its p-value.
+func Classify(significant bool, ratio, low, high, threshold float64) Class {
+	switch {
+	case significant && ratio > 1+threshold:
+		return Regressed
+	case significant && ratio < 1-threshold:
+		return Improved
+	case !math.IsNaN(low) && !math.IsNaN(high) && low >= 1-threshold && high <= 1+threshold:
+		return NoChange
+	}
+	return Undecided
 }
 
 // Verdict is the experiment's decision.
@@ -133,8 +159,10 @@ type CellResult struct {
 	Failed int
 	// MinDeclarable is the smallest change (a fraction) this cell could declare with its
 	// measured noise: the size at which its estimate reaches Holm's first step. NaN when
-	// untested.
+	// untested. RoundsFor is the rounds (whole ABBA blocks) that would bring it down to 5%
+	// at the same noise, 0 when more than 400 would be needed (DeclarableText says both).
 	MinDeclarable float64
+	RoundsFor     int
 	// NativeWeight is the weight b the cell's rounds were adjusted by (its client count's
 	// estimated slope, or the fixed weight); 0 when the natives were not used.
 	NativeWeight float64
@@ -214,7 +242,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 	}
 	for i, c := range in.Cells {
 		t := tests[i]
-		cr := CellResult{Key: c.Key, Class: NoChange, Note: t.note, NativeWeight: t.beta, MinDeclarable: math.NaN(),
+		cr := CellResult{Key: c.Key, Class: Undecided, Note: t.note, NativeWeight: t.beta, MinDeclarable: math.NaN(),
 			Ratio: math.Exp(t.est), Low: math.Exp(t.lo), High: math.Exp(t.hi), P: ps[i], PHolm: adj[i]}
 		if !t.ok {
 			cr.Ratio, cr.Low, cr.High = math.NaN(), math.NaN(), math.NaN()
@@ -225,14 +253,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 			cr.NativeDrift = nativeDriftOf(c)
 		}
 		cr.Significant = t.ok && adj[i] <= opts.Alpha
-		if cr.Significant {
-			switch {
-			case cr.Ratio > 1+opts.Threshold:
-				cr.Class = Regressed
-			case cr.Ratio < 1-opts.Threshold:
-				cr.Class = Improved
-			}
-		}
+		cr.Class = Classify(cr.Significant, cr.Ratio, cr.Low, cr.High, opts.Threshold)
 		if cr.Failed = cellFailures(c); cr.Failed > 0 {
 			// Its latencies rest on the passing responses only: neither a change nor none.
 			cr.Class = Failures
@@ -265,6 +286,7 @@ func analyze(in Input, opts Options, describe bool) (*Result, error) {
 		res.Rounds = roundsReport(d, keys, tests, opts.Alpha)
 		for i := range res.Cells {
 			res.Cells[i].MinDeclarable = res.Rounds.PerCell[i]
+			res.Cells[i].RoundsFor = res.Rounds.PerCellRounds[i]
 		}
 		res.Warnings = append(res.Warnings, res.Rounds.Warnings...)
 		res.Warnings = append(res.Warnings, nativeDrift(res.Cells, in)...)
@@ -281,14 +303,28 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// NotStarted is the analysis of an experiment that stopped before its first round finished
+// (interrupted while warming up, a target down before round 1): no cells, the verdict
+// Incomplete, the reason and the planned rounds said as MarkIncomplete says them.
+func NotStarted(opts Options, reason string, planned int) *Result {
+	opts = opts.withDefaults()
+	r := &Result{Method: Method(opts), Alpha: opts.Alpha, Threshold: opts.Threshold,
+		Failures: map[Variant]int{Baseline: 0, Candidate: 0}, NativeFaster: map[Variant]map[string]int{}}
+	r.MarkIncomplete(reason, planned)
+	return r
+}
+
 // MarkIncomplete makes the result an incomplete experiment's: the verdict is Incomplete and
 // the first reason says why (reason) and how many of the planned rounds finished. The cells
 // keep what the finished rounds show.
 func (r *Result) MarkIncomplete(reason string, planned int) {
 	r.Verdict = Incomplete
 	done := len(r.Order)
-	r.Reasons = append([]string{fmt.Sprintf("the experiment did not finish (%s): %d of %d planned rounds finished, so it decides nothing; the cells show what the finished rounds measured",
-		reason, done, planned)}, r.Reasons...)
+	why := fmt.Sprintf("the experiment did not finish (%s): %d of %d planned rounds finished, so it decides nothing", reason, done, planned)
+	if done > 0 {
+		why += "; the cells show what the finished rounds measured"
+	}
+	r.Reasons = append([]string{why}, r.Reasons...)
 }
 
 func decide(res *Result) (Verdict, []string) {
@@ -325,8 +361,27 @@ func decide(res *Result) (Verdict, []string) {
 		}
 		return Adopt, reasons
 	}
-	return NoChangeFound, []string{fmt.Sprintf("no cell changed significantly by more than %.0f%%", 100*res.Threshold)}
+	reasons = []string{fmt.Sprintf("no cell changed significantly by more than %.0f%%", 100*res.Threshold)}
+	if n := res.count(Undecided); n > 0 {
+		reasons = append(reasons, fmt.Sprintf("but %d of %d cells are undecided: their intervals reach beyond ±%.0f%%, so a change the threshold counts is not ruled out there (%d shown within it)",
+			n, len(res.Cells), 100*res.Threshold, res.count(NoChange)))
+	}
+	return NoChangeFound, reasons
 }
+
+// count is the number of cells of a class.
+func (r *Result) count(c Class) int {
+	n := 0
+	for _, x := range r.Cells {
+		if x.Class == c {
+			n++
+		}
+	}
+	return n
+}
+
+// Count is the number of cells of class c.
+func (r *Result) Count(c Class) int { return r.count(c) }
 
 // cellFailures counts the variants' responses of a cell that failed the check, all rounds.
 func cellFailures(c Cell) int {
@@ -451,7 +506,11 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "%-*s %s %-9s base %s cand %s ratio %.3f [%.3f, %.3f] p=%.2g holm=%.2g",
 			width, c.Key, c.Class.Marker(), c.Class, c.Baseline.msText(), c.Candidate.msText(), c.Ratio, c.Low, c.High, c.P, c.PHolm)
 		if !math.IsNaN(c.MinDeclarable) {
-			fmt.Fprintf(&b, " declarable beyond %.1f%%", 100*c.MinDeclarable)
+			if c.MinDeclarable > MaxDeclarable {
+				fmt.Fprintf(&b, "; %s", DeclarableText(c.MinDeclarable, c.RoundsFor))
+			} else {
+				fmt.Fprintf(&b, " declarable beyond %s", DeclarableText(c.MinDeclarable, c.RoundsFor))
+			}
 		}
 		if c.Failed > 0 {
 			fmt.Fprintf(&b, "; %s", c.Note)

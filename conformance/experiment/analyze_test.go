@@ -305,7 +305,7 @@ func TestAnalyzeDegradedInput(t *testing.T) {
 		}
 		if tt.cell >= 0 {
 			c := res.Cells[tt.cell]
-			if !strings.Contains(c.Note, tt.note) || !math.IsNaN(c.Ratio) || c.Class != NoChange {
+			if !strings.Contains(c.Note, tt.note) || !math.IsNaN(c.Ratio) || c.Class != Undecided {
 				t.Errorf("%s: cell %v note %q ratio %v class %s", tt.reason, c.Key, c.Note, c.Ratio, c.Class)
 			}
 		}
@@ -413,8 +413,8 @@ func TestTrendTermFromEightRounds(t *testing.T) {
 	if c := with.Cells[4]; c.Class != Regressed || math.Abs(c.Ratio-1.05) > 1e-4 {
 		t.Errorf("with the trend term: counts@1 %s ratio %.4f, want regressed 1.05", c.Class, c.Ratio)
 	}
-	if c := without.Cells[4]; c.Class != NoChange || math.Abs(c.Ratio-1.05) > 1e-4 {
-		t.Errorf("without it: counts@1 %s ratio %.4f, want the same estimate, but no-change (the trend swamps the variance)", c.Class, c.Ratio)
+	if c := without.Cells[4]; c.Class != Undecided || math.Abs(c.Ratio-1.05) > 1e-4 {
+		t.Errorf("without it: counts@1 %s ratio %.4f, want the same estimate, but undecided (the trend swamps the variance)", c.Class, c.Ratio)
 	}
 }
 
@@ -483,5 +483,49 @@ func TestCellWithFailuresIsNotNoChange(t *testing.T) {
 	}
 	if s := res.String(); !strings.Contains(s, "page@1       ✗ failures") || !strings.Contains(s, "; 6 responses of the variants failed the check") {
 		t.Errorf("the text does not show the cell's failures:\n%s", s)
+	}
+}
+
+// A cell's class from its test and interval, against a 2% threshold: each row says why.
+func TestClassify(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		why              string
+		sig              bool
+		ratio, low, high float64
+		want             Class
+	}{
+		{"significant beyond +2%", true, 1.10, 1.05, 1.15, Regressed},
+		{"significant beyond -2%", true, 0.90, 0.85, 0.95, Improved},
+		{"the whole interval within ±2%", false, 1.00, 0.99, 1.015, NoChange},
+		{"significant but small, the interval within", true, 1.01, 1.005, 1.015, NoChange},
+		{"an interval reaching past +2% decides nothing", false, 1.00, 0.97, 1.04, Undecided},
+		{"significant but small, the interval past the threshold", true, 1.015, 1.005, 1.03, Undecided},
+		{"wide both ways (four rounds, high noise)", false, 1.3, 0.2, 8.0, Undecided},
+		{"untested", false, nan, nan, nan, Undecided},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.sig, tt.ratio, tt.low, tt.high, 0.02); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.why, got, tt.want)
+		}
+	}
+}
+
+func TestDeclarableText(t *testing.T) {
+	tests := []struct {
+		v      float64
+		rounds int
+		want   string
+	}{
+		{0.042, 12, "4.2%"},
+		{1.0, 40, "100.0%"},
+		{4821636.81, 28, "cannot declare any change under 100% at this plan: needs about 28 rounds for 5%"},
+		{3.5, 0, "cannot declare any change under 100% at this plan: needs more than 400 rounds for 5%"},
+		{math.NaN(), 0, "–"},
+	}
+	for _, tt := range tests {
+		if got := DeclarableText(tt.v, tt.rounds); got != tt.want {
+			t.Errorf("DeclarableText(%v, %d) = %q, want %q", tt.v, tt.rounds, got, tt.want)
+		}
 	}
 }

@@ -110,7 +110,7 @@ func Compare(a, b map[CellKey][]time.Duration, opts Options) (*CompareResult, er
 	ps := make([]float64, len(sorted))
 	minTrials := math.MaxInt
 	for i, k := range sorted {
-		c := CompareCell{Key: k, Class: NoChange, Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Confidence: math.NaN(), P: math.NaN()}
+		c := CompareCell{Key: k, Class: Undecided, Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Confidence: math.NaN(), P: math.NaN()}
 		ps[i] = math.NaN()
 		la, err := compareLogs(a[k], "A", k)
 		if err != nil {
@@ -147,14 +147,7 @@ func Compare(a, b map[CellKey][]time.Duration, opts Options) (*CompareResult, er
 		}
 		tested++
 		c.Significant = c.PHolm <= opts.Alpha
-		if c.Significant {
-			switch {
-			case c.Ratio > 1+opts.Threshold:
-				c.Class = Regressed
-			case c.Ratio < 1-opts.Threshold:
-				c.Class = Improved
-			}
-		}
+		c.Class = Classify(c.Significant, c.Ratio, c.Low, c.High, opts.Threshold)
 	}
 	if tested > 0 {
 		first := opts.Alpha / float64(tested)

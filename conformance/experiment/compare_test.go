@@ -43,8 +43,8 @@ func TestCompare(t *testing.T) {
 		{CellKey{"get", 1}, Regressed, 1.10, ""},
 		{CellKey{"page", 1}, Improved, 0.90, ""},
 		{CellKey{"after", 1}, NoChange, 1.0, ""},
-		{CellKey{"terms", 1}, NoChange, 1.10, ""}, // 3 vs 3 trials cannot reach Holm's level
-		{CellKey{"counts", 1}, NoChange, math.NaN(), "no trial p50 in run A"},
+		{CellKey{"terms", 1}, Undecided, 1.10, ""}, // 3 vs 3 trials cannot reach Holm's level
+		{CellKey{"counts", 1}, Undecided, math.NaN(), "no trial p50 in run A"},
 	}
 	if len(res.Cells) != len(want) {
 		t.Fatalf("%d cells, want %d", len(res.Cells), len(want))

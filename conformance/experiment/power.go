@@ -146,5 +146,5 @@ func pctText(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "none (untestable)"
 	}
-	return fmt.Sprintf("%.1f%%", 100*v)
+	return pctOrMore(v)
 }

@@ -64,8 +64,9 @@ func Method(opts Options) string {
 	return fmt.Sprintf("estimator: candidate/baseline ratio of geometric-mean trial p50s from round means of log p50 "+
 		"(the trials of a round share its conditions and count once), %s; "+
 		"test: Student t on candidate vs baseline round means%s, %s, Satterthwaite df; "+
-		"%.0f%% t interval per cell; Holm over cells at family-wise alpha %.2g; changes under %.1f%% count as none",
-		natives, trend, strata(m), 100*(1-opts.Alpha), opts.Alpha, 100*opts.Threshold)
+		"%.0f%% t interval per cell; Holm over cells at family-wise alpha %.2g; "+
+		"a cell is regressed or improved when significant with the ratio beyond ±%.1f%%, no-change when its whole interval lies within ±%.1f%%, undecided otherwise (its interval too wide to tell)",
+		natives, trend, strata(m), 100*(1-opts.Alpha), opts.Alpha, 100*opts.Threshold, 100*opts.Threshold)
 }
 
 func strata(m roundModel) string {
@@ -109,6 +110,9 @@ type RoundsReport struct {
 	Noisiest, Quietest CellKey
 	MinDeclarableBest  float64
 	PerCell            []float64
+	// PerCellRounds holds, in the same order, the rounds each cell would need to declare 5%
+	// (roundsFor; 0 when more than 400 or untested).
+	PerCellRounds []int
 	// worst is the noisiest cell's test, for projections to other changes.
 	worst cellTest
 
@@ -132,6 +136,7 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 	}
 	rr.HolmFirst = alpha / float64(max(tested, 1))
 	rr.PerCell = perCellDeclarable(tests, rr.HolmFirst)
+	rr.PerCellRounds = make([]int, len(tests))
 	rr.PermutationMinP = rankSumMinP(rr.BaselineRounds, rr.CandidateRounds)
 	for n := 1; n < 1000; n++ {
 		if rankSumMinP(n, n) <= rr.HolmFirst {
@@ -160,6 +165,7 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 		if !t.ok {
 			continue
 		}
+		rr.PerCellRounds[i] = roundsFor(declarableTarget, t, rr)
 		rr.ResidualDF = math.Min(rr.ResidualDF, t.df)
 		c := rr.PerCell[i]
 		if c > rr.MinDeclarable {
@@ -182,9 +188,9 @@ func roundsReport(d design, keys []CellKey, tests []cellTest, alpha float64) Rou
 		}
 		// The smallest declarable change is a cell's own: a cell with little noise can declare
 		// a large change while the noisiest cannot, so the warning names both ends.
-		span := fmt.Sprintf("%.1f%% (%v, the noisiest cell)", 100*rr.MinDeclarable, rr.Noisiest)
+		span := fmt.Sprintf("%s (%v, the noisiest cell)", pctOrMore(rr.MinDeclarable), rr.Noisiest)
 		if tested > 1 && rr.Quietest != rr.Noisiest {
-			span = fmt.Sprintf("%.1f%% (%v) to %.1f%% (%v)", 100*rr.MinDeclarableBest, rr.Quietest, 100*rr.MinDeclarable, rr.Noisiest)
+			span = fmt.Sprintf("%s (%v) to %s (%v)", pctOrMore(rr.MinDeclarableBest), rr.Quietest, pctOrMore(rr.MinDeclarable), rr.Noisiest)
 		}
 		rr.Warnings = append(rr.Warnings, fmt.Sprintf("with %d rounds and the measured noise the smallest change a cell can declare is %s: a true change of that size is declared about half the time (Holm's first step over %d cells, alpha %.2g, which later steps relax once other cells are declared; each cell's figure is in its row); %s would be needed to declare a %.0f%% change in every cell",
 			rr.Rounds, span, tested, alpha, need, 100*declarableTarget))
@@ -249,4 +255,34 @@ func driftBalanced(d design) bool {
 		lin += w * (float64(r) - mid)
 	}
 	return math.Abs(lin) < 1e-9
+}
+
+// MaxDeclarable is the largest smallest-declarable change reports give as a figure: beyond
+// it (latency doubled) a plan cannot declare any change a gate is for, and the figure, which
+// grows without bound as the noise does (482163681% was printed once), says nothing more.
+const MaxDeclarable = 1.0
+
+// pctOrMore is a declarable change as a percentage, or "more than 100%" beyond MaxDeclarable.
+func pctOrMore(v float64) string {
+	if v > MaxDeclarable {
+		return fmt.Sprintf("more than %.0f%%", 100*MaxDeclarable)
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// DeclarableText is a cell's smallest declarable change in a report: "4.2%"; beyond
+// MaxDeclarable, in words with the rounds that would declare 5% ("cannot declare any change
+// under 100% at this plan: needs about 24 rounds for 5%"); "–" when the cell was not tested.
+func DeclarableText(v float64, roundsFor int) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) && v < 0:
+		return "–"
+	case v <= MaxDeclarable:
+		return fmt.Sprintf("%.1f%%", 100*v)
+	}
+	need := "more than 400 rounds"
+	if roundsFor > 0 {
+		need = fmt.Sprintf("about %d rounds", roundsFor)
+	}
+	return fmt.Sprintf("cannot declare any change under %.0f%% at this plan: needs %s for %.0f%%", 100*MaxDeclarable, need, 100*declarableTarget)
 }

@@ -75,7 +75,7 @@ func (s Sequential) Stop(r *Result, k int) (bool, string) {
 		if c.Class == Regressed {
 			return true, fmt.Sprintf("%v regressed at the look after %d rounds", c.Key, 4*k)
 		}
-		if decided(c, r.Threshold) {
+		if decided(c) {
 			continue
 		}
 		undecided++
@@ -87,13 +87,8 @@ func (s Sequential) Stop(r *Result, k int) (bool, string) {
 }
 
 // decided: significant beyond the threshold, or shown within it (the whole interval inside
-// 1 ± threshold).
-func decided(c CellResult, threshold float64) bool {
-	if c.Class != NoChange {
-		return true
-	}
-	return !math.IsNaN(c.Low) && c.Low >= 1-threshold && c.High <= 1+threshold
-}
+// 1 ± threshold, class NoChange), or failed; only an Undecided cell is not.
+func decided(c CellResult) bool { return c.Class != Undecided }
 
 // SequentialResult counts simulated sequential experiments' outcomes.
 type SequentialResult struct {

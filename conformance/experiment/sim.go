@@ -88,6 +88,9 @@ type SimResult struct {
 	// Flagged[i] counts experiments in which cell i was classed regressed (true effect > 1)
 	// or improved (true effect < 1), or, with no true effect, either.
 	Flagged []int
+	// Classes counts the cells of every experiment by class: how often a cell is shown
+	// within the threshold (no-change) or left undecided.
+	Classes map[Class]int
 	Method  string
 }
 
@@ -120,12 +123,16 @@ func Simulate(cfg SimConfig) (SimResult, error) {
 func (res *SimResult) tally(r *Result, effects []float64) {
 	res.Method = r.Method
 	res.Verdicts[r.Verdict]++
+	if res.Classes == nil {
+		res.Classes = map[Class]int{}
+	}
 	anySig := false
 	for i, c := range r.Cells {
 		anySig = anySig || c.Significant
+		res.Classes[c.Class]++
 		eff := effect(effects, i)
 		switch {
-		case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && c.Class != NoChange:
+		case eff > 1 && c.Class == Regressed, eff < 1 && c.Class == Improved, eff == 1 && (c.Class == Regressed || c.Class == Improved):
 			res.Flagged[i]++
 		}
 	}

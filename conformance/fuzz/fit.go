@@ -77,8 +77,8 @@ func (c *Case) atoms() map[string]bool {
 	return a
 }
 
-func shapeString(f func(*strings.Builder, any), v any) string {
-	var b strings.Builder
+func shapeString(f func(*shaper, any), v any) string {
+	var b shaper
 	f(&b, v)
 	return b.String()
 }

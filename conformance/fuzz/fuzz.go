@@ -119,28 +119,57 @@ type Disagreement struct {
 // Group is the disagreements whose minimal requests have the same shape (Case.Shape: the
 // same request but for its values), one cause as far as requests tell. The first few
 // disagreements of each signature (ShrinkPerSignature) are shrunk; after them, one is
-// counted in the group of its class whose reproducer fits it (is made of parts of its
-// request: what shrinking it could have reached), the most specific, or shrunk when none
-// fits (ShrinkUnfitted more of a class), or past that counted, unshrunk, in the group of its
-// class's first.
+// counted in the group whose reproducer shows its difference and fits it (is made of parts
+// of its request: what shrinking it could have reached), the most specific, or shrunk when
+// none fits (ShrinkUnfitted more of a signature), or past that counted, unshrunk, in the
+// first group of its signature (or, failing that, of its class). Groups whose shapes and
+// differences differ only by the fields they name are then one group (Fields).
 type Group struct {
 	// Shape is the minimal requests' shape, and the oracle's status when it is not 200 (a
-	// document read that finds nothing is a case of its own).
+	// document read that finds nothing is a case of its own); a group of several fields has
+	// them written as <field>.
 	Shape string
 	// Name says what the group exercises, from its shape ("fuzz/range-price-gt-sort-rating"):
 	// unique in the report, and the name of its saved case.
 	Name string
-	// Repro is the smallest minimal request of the group (the first found of the smallest).
+	// Repro is the smallest minimal request of the group (the first found of the smallest);
+	// of a group of several fields, its largest field's.
 	Repro *Disagreement
 	Seqs  []int
 	// Signatures counts the group's requests by signature, in the order first seen.
 	Signatures []SignatureCount
 	// Shrunk counts the requests shrunk to this shape, Unshrunk those of this shape that a
 	// stopped run did not shrink, Fitted those its reproducer fits, Unplaced those counted
-	// here because no reproducer fit them once their class's shrinks were spent.
+	// here because no reproducer fit them once their signature's shrinks were spent.
 	Shrunk, Unshrunk, Fitted, Unplaced int
+	// Uncovered counts the requests the reproducer does not cover: those it was not shrunk
+	// from or fitted to (Unplaced), and those whose difference it does not show (a request of
+	// the same shape that differed elsewhere). Of a group of several fields, each field's
+	// reproducer is judged for that field's requests.
+	Uncovered int
+	// Fields, for groups whose requests differ only by the fields they name (an exists query
+	// inverted on five fields), lists each field (several joined by "+") with its requests
+	// and its own reproducer, the most requests first; nil for a group of one field set.
+	Fields []FieldGroup
 
-	atoms map[string]bool
+	atoms   map[string]bool
+	members []member
+}
+
+// FieldGroup is one field set of a group of several: what its requests named, how many
+// there were and how many its reproducer does not cover, and the reproducer, saved under
+// Name.
+type FieldGroup struct {
+	Fields              string
+	Name                string
+	Requests, Uncovered int
+	Repro               *Disagreement
+}
+
+// member is one request counted in a group.
+type member struct {
+	sig      Signature
+	unplaced bool
 }
 
 // SignatureCount is how many of a group's requests disagree with a signature.
@@ -149,8 +178,9 @@ type SignatureCount struct {
 	Requests  int
 }
 
-func (g *Group) add(seq int, s Signature) {
+func (g *Group) add(seq int, s Signature, unplaced bool) {
 	g.Seqs = append(g.Seqs, seq)
+	g.members = append(g.members, member{sig: s, unplaced: unplaced})
 	for i := range g.Signatures {
 		if g.Signatures[i].Signature == s {
 			g.Signatures[i].Requests++
@@ -160,13 +190,14 @@ func (g *Group) add(seq int, s Signature) {
 	g.Signatures = append(g.Signatures, SignatureCount{Signature: s, Requests: 1})
 }
 
-// fitting is the group of the class whose reproducer fits the disagreement's request, with
-// the oracle answering as it did: the most specific (the most atoms), then the first.
-func fitting(groups []*Group, f *found, class conformance.Class) *Group {
+// fitting is the group whose reproducer shows the disagreement's difference (its signature,
+// Signature.ShownIn) and fits its request, with the oracle answering as it did: the most
+// specific (the most atoms), then the first.
+func fitting(groups []*Group, f *found, sig Signature) *Group {
 	var best *Group
 	var orig map[string]bool
 	for _, g := range groups {
-		if !g.Repro.Shrunk || g.Repro.Want.Status != f.want.Status || !g.has(class) {
+		if !g.Repro.Shrunk || g.Repro.Want.Status != f.want.Status || !sig.ShownIn(g.Repro.Result) {
 			continue
 		}
 		if orig == nil {
@@ -177,15 +208,6 @@ func fitting(groups []*Group, f *found, class conformance.Class) *Group {
 		}
 	}
 	return best
-}
-
-func (g *Group) has(class conformance.Class) bool {
-	for _, c := range g.Signatures {
-		if c.Signature.Class == class {
-			return true
-		}
-	}
-	return false
 }
 
 // GroupKey is the shape a disagreement is grouped by: its minimal request's, and the
@@ -461,35 +483,41 @@ func check(c *Case, want, got Answer, opts *conformance.Options) (conformance.Re
 // largest first (then by their first request), each named by what it exercises.
 func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Group {
 	type sigKey struct {
+		kind string
+		sig  string // Signature.Canonical
+	}
+	type classKey struct {
 		kind  string
 		class conformance.Class
 	}
-	type fullKey struct {
-		kind string
-		sig  Signature
-	}
 	var groups []*Group
 	byKey := map[string]*Group{}
-	seen := map[fullKey]int{}
+	seen := map[sigKey]int{}
 	unfitted := map[sigKey]int{}
 	firstOf := map[sigKey]*Group{}
+	firstOfClass := map[classKey]*Group{}
 	for _, f := range founds {
 		s, _ := SignatureOf(f.res)
-		k := sigKey{f.c.Kind, s.Class}
-		fk := fullKey{f.c.Kind, s}
-		seen[fk]++
+		k := sigKey{f.c.Kind, s.Canonical()}
+		seen[k]++
 		// The first few of a signature are shrunk whatever fits them: a reproducer that
 		// fits a request need not be its cause, so each symptom gets shrinks of its own.
-		if shrink && seen[fk] > r.cfg.ShrinkPerSignature {
-			if g := fitting(groups, f, s.Class); g != nil {
-				g.add(f.seq, s)
+		if shrink && seen[k] > r.cfg.ShrinkPerSignature {
+			if g := fitting(groups, f, s); g != nil {
+				g.add(f.seq, s, false)
 				g.Fitted++
 				continue
 			}
-			if g := firstOf[k]; g != nil && (unfitted[k] >= r.cfg.ShrinkUnfitted || ctx.Err() != nil) {
-				g.add(f.seq, s)
-				g.Unplaced++
-				continue
+			if unfitted[k] >= r.cfg.ShrinkUnfitted || ctx.Err() != nil {
+				g := firstOf[k]
+				if g == nil {
+					g = firstOfClass[classKey{f.c.Kind, s.Class}]
+				}
+				if g != nil {
+					g.add(f.seq, s, true)
+					g.Unplaced++
+					continue
+				}
 			}
 			unfitted[k]++
 		}
@@ -507,7 +535,7 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 		case d.Minimal.Size() < g.Repro.Minimal.Size():
 			g.Repro, g.atoms = d, d.Minimal.atoms()
 		}
-		g.add(f.seq, s)
+		g.add(f.seq, s, false)
 		if d.Shrunk {
 			g.Shrunk++
 		} else {
@@ -516,7 +544,18 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 		if firstOf[k] == nil {
 			firstOf[k] = g
 		}
+		if ck := (classKey{f.c.Kind, s.Class}); firstOfClass[ck] == nil {
+			firstOfClass[ck] = g
+		}
 	}
+	for _, g := range groups {
+		for _, m := range g.members {
+			if m.unplaced || !m.sig.ShownIn(g.Repro.Result) {
+				g.Uncovered++
+			}
+		}
+	}
+	groups = mergeFields(groups, r.cfg.Gen.Tiebreak())
 	for _, g := range groups {
 		sort.Ints(g.Seqs)
 	}
@@ -527,9 +566,9 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 		return groups[i].Seqs[0] < groups[j].Seqs[0]
 	})
 	used := map[string]bool{}
-	for _, g := range groups {
-		base := g.Repro.Minimal.Describe(r.cfg.Gen.Tiebreak())
-		if g.Repro.Want.Status == 404 {
+	name := func(d *Disagreement) string {
+		base := d.Minimal.Describe(r.cfg.Gen.Tiebreak())
+		if d.Want.Status == 404 {
 			base += "-absent"
 		}
 		name := base
@@ -537,14 +576,104 @@ func (r *runner) group(ctx context.Context, founds []*found, shrink bool) []*Gro
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		used[name] = true
-		g.Name = CasePrefix + name
+		return CasePrefix + name
+	}
+	for _, g := range groups {
+		g.Name = name(g.Repro)
+		for i := range g.Fields {
+			if g.Fields[i].Repro == g.Repro {
+				g.Fields[i].Name = g.Name
+			} else {
+				g.Fields[i].Name = name(g.Fields[i].Repro)
+			}
+		}
 	}
 	return groups
 }
 
-// shrink reduces d.Minimal greedily: the first simplification that still disagrees in the
-// same class, with the oracle answering as it did (same status, nothing unsupported), is
-// kept, and the search starts again from it, until none does or the budget is spent.
+// mergeFields makes one group of the groups whose reproducers differ only by the fields they
+// name: the same field shape (Case.FieldShape), the same oracle status and the same
+// difference once those fields are left out of its path. The merged group keeps every
+// group's counts and, in Fields, each one's fields and reproducer; its own reproducer is its
+// largest one's. keep is the unique tiebreak, which stays a field of its own.
+func mergeFields(groups []*Group, keep string) []*Group {
+	var out []*Group
+	byKey := map[string]*Group{}
+	members := map[*Group][]*Group{}
+	for _, g := range groups {
+		shape, fields := g.Repro.Minimal.FieldShape(keep)
+		if len(fields) == 0 {
+			out = append(out, g)
+			continue
+		}
+		key := shape + "\x00" + fmt.Sprint(g.Repro.Want.Status) + "\x00" + withoutFields(g.Repro.Signature.Canonical(), fields)
+		m := byKey[key]
+		if m == nil {
+			m = &Group{Shape: g.Shape}
+			byKey[key] = m
+			out = append(out, m)
+		}
+		members[m] = append(members[m], g)
+	}
+	for i, m := range out {
+		gs := members[m]
+		if gs == nil {
+			continue
+		}
+		if len(gs) == 1 {
+			out[i] = gs[0]
+			continue
+		}
+		sort.SliceStable(gs, func(a, b int) bool { return len(gs[a].Seqs) > len(gs[b].Seqs) })
+		first := gs[0]
+		shape, _ := first.Repro.Minimal.FieldShape(keep)
+		if first.Repro.Want.Status != 200 {
+			shape += fmt.Sprintf(" (oracle: HTTP %d)", first.Repro.Want.Status)
+		}
+		*m = Group{Shape: shape, Repro: first.Repro, atoms: first.atoms}
+		for _, g := range gs {
+			_, fields := g.Repro.Minimal.FieldShape(keep)
+			m.Fields = append(m.Fields, FieldGroup{Fields: strings.Join(fields, "+"), Requests: len(g.Seqs), Uncovered: g.Uncovered, Repro: g.Repro})
+			m.Seqs = append(m.Seqs, g.Seqs...)
+			m.members = append(m.members, g.members...)
+			for _, sc := range g.Signatures {
+				m.addSignature(sc)
+			}
+			m.Shrunk += g.Shrunk
+			m.Unshrunk += g.Unshrunk
+			m.Fitted += g.Fitted
+			m.Unplaced += g.Unplaced
+			m.Uncovered += g.Uncovered
+		}
+	}
+	return out
+}
+
+func (g *Group) addSignature(sc SignatureCount) {
+	for i := range g.Signatures {
+		if g.Signatures[i].Signature == sc.Signature {
+			g.Signatures[i].Requests += sc.Requests
+			return
+		}
+	}
+	g.Signatures = append(g.Signatures, sc)
+}
+
+// withoutFields writes a signature with the given field names, where they are steps of its
+// path, as <field>.
+func withoutFields(sig string, fields []string) string {
+	for _, f := range fields {
+		sig = strings.ReplaceAll(sig, "."+f+".", ".<field>.")
+		if strings.HasSuffix(sig, "."+f) {
+			sig = strings.TrimSuffix(sig, "."+f) + ".<field>"
+		}
+	}
+	return sig
+}
+
+// shrink reduces d.Minimal greedily: the first simplification that still shows the original
+// difference (Signature.ShownIn: its class at its place, not any difference of the class),
+// with the oracle answering as it did (same status, nothing unsupported), is kept, and the search starts again from it, until none does or the budget is spent.
 func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 	if r.stalled != nil {
 		return // a side stopped answering: the rest stay as found
@@ -584,7 +713,7 @@ func (r *runner) shrink(ctx context.Context, d *Disagreement) {
 			}
 			r.silent = 0
 			res, err := check(cand, want, got, r.cfg.Check)
-			if err != nil || res.Pass || !d.Signature.classIn(res) {
+			if err != nil || res.Pass || !d.Signature.ShownIn(res) {
 				continue
 			}
 			cur = cand

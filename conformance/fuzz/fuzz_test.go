@@ -149,8 +149,8 @@ func TestShrinkSyntheticDisagreement(t *testing.T) {
 		if d.Minimal.Kind == KindSearch && d.Minimal.Size() > 16 {
 			t.Errorf("group %s shrank only to %d values: %s", d.Signature, d.Minimal.Size(), Marshal(d.Minimal.Body))
 		}
-		if !d.Signature.classIn(d.Result) {
-			t.Errorf("the minimal request no longer disagrees in the class of %s", d.Signature)
+		if !d.Signature.ShownIn(d.Result) {
+			t.Errorf("the minimal request no longer shows %s", d.Signature)
 		}
 	}
 }
@@ -329,7 +329,8 @@ func TestBrokenProxyFound(t *testing.T) {
 	}
 }
 
-// Saved groups make a fixtures directory that loads and holds one case per group.
+// Saved groups make a fixtures directory that loads and holds one case per group, or per
+// field set of a group of several fields.
 func TestSaveWritesLoadableFixtures(t *testing.T) {
 	e, f := defaultEngine(t)
 	srv := brokenProxy(t, "drop-bucket")
@@ -346,14 +347,27 @@ func TestSaveWritesLoadableFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Workload.Cases) != len(rep.Groups) || len(back.Docs) != len(f.Docs) {
-		t.Fatalf("%d cases for %d groups, %d docs", len(back.Workload.Cases), len(rep.Groups), len(back.Docs))
+	type saved struct {
+		name  string
+		repro *Disagreement
 	}
-	// Each case is named as its group is, by what it exercises.
+	var want []saved
+	for _, g := range rep.Groups {
+		if len(g.Fields) == 0 {
+			want = append(want, saved{g.Name, g.Repro})
+		}
+		for _, fg := range g.Fields {
+			want = append(want, saved{fg.Name, fg.Repro})
+		}
+	}
+	if len(back.Workload.Cases) != len(want) || len(want) != Reproducers(rep.Groups) || len(back.Docs) != len(f.Docs) {
+		t.Fatalf("%d cases for %d groups (%d reproducers), %d docs", len(back.Workload.Cases), len(rep.Groups), Reproducers(rep.Groups), len(back.Docs))
+	}
+	// Each case is named as its group (or field set) is, by what it exercises.
 	for i, c := range back.Workload.Cases {
-		g := rep.Groups[i]
-		if c.Name != g.Name || !strings.HasPrefix(c.Name, CasePrefix) || c.Name != CasePrefix+g.Repro.Minimal.Describe("sku") && !strings.HasPrefix(c.Name, CasePrefix+g.Repro.Minimal.Describe("sku")+"-") {
-			t.Errorf("case %d named %q, group %q, shape %s", i, c.Name, g.Name, g.Shape)
+		g := want[i]
+		if c.Name != g.name || !strings.HasPrefix(c.Name, CasePrefix) || c.Name != CasePrefix+g.repro.Minimal.Describe("sku") && !strings.HasPrefix(c.Name, CasePrefix+g.repro.Minimal.Describe("sku")+"-") {
+			t.Errorf("case %d named %q, want %q, shape %s", i, c.Name, g.name, g.repro.Minimal.Shape())
 		}
 	}
 	// Every saved case disagrees again on the broken proxy and agrees on the engine.

@@ -44,11 +44,23 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 		}
 	}
 	if len(r.Groups) > 0 {
-		fmt.Fprintf(w, "\ngroups by the shape of their minimal request (values left out as <str>, <num>, <bool>; names as <agg>, <key>), largest first:\n")
+		fmt.Fprintf(w, "\ngroups by the shape of their minimal request (values left out as <str>, <num>, <bool>; names as <agg>, <key>; <field> for a group of several fields), largest first, with the requests each reproducer does not cover:\n")
+		counts := make([]string, len(r.Groups))
+		width := 0
 		for i, g := range r.Groups {
-			fmt.Fprintf(w, "  %3d. %-14s %s\n       %s\n", i+1, plural(len(g.Seqs), "request"), g.Name, g.Shape)
+			counts[i] = plural(len(g.Seqs), "request")
+			if g.Uncovered > 0 {
+				counts[i] += fmt.Sprintf(", %d not covered", g.Uncovered)
+			}
+			width = max(width, len(counts[i]))
 		}
-		fmt.Fprintf(w, "(the first %d disagreements of each request kind, class and path are shrunk; after them one is counted in the group of its class whose reproducer fits it, being made of parts of its request, or shrunk when none does, %d more of a class at most, then counted with the class's first group)\n",
+		for i, g := range r.Groups {
+			fmt.Fprintf(w, "  %3d. %-*s  %s\n       %s\n", i+1, width, counts[i], g.Name, g.Shape)
+			if len(g.Fields) > 0 {
+				fmt.Fprintf(w, "       on %d field sets: %s\n", len(g.Fields), fieldList(g.Fields, 8))
+			}
+		}
+		fmt.Fprintf(w, "(the first %d disagreements of each request kind and difference, its class at its place, are shrunk, a smaller request kept only while it shows that difference; after them one is counted in the group whose reproducer shows its difference and fits it, being made of parts of its request, or shrunk when none does, %d more of a difference at most, then counted with that difference's first group, not covered; groups that differ only by the fields they name are one)\n",
 			r.ShrinkPerSignature, r.ShrinkUnfitted)
 	}
 	if o.Features {
@@ -86,9 +98,21 @@ func (r *Report) Render(w io.Writer, o RenderOptions) {
 			how = append(how, fmt.Sprintf("%d that its reproducer fits", g.Fitted))
 		}
 		if g.Unplaced > 0 {
-			how = append(how, fmt.Sprintf("%d that no reproducer fits, counted here unshrunk (their class had %d shrinks of unfitted ones)", g.Unplaced, r.ShrinkUnfitted))
+			how = append(how, fmt.Sprintf("%d that no reproducer fits, counted here unshrunk (their difference had %d shrinks of unfitted ones)", g.Unplaced, r.ShrinkUnfitted))
 		}
 		fmt.Fprintf(w, "requests: %s\n", strings.Join(how, ", "))
+		switch {
+		case g.Uncovered == 0:
+			fmt.Fprintf(w, "covered: the reproducer shows the difference of every request of the group\n")
+		default:
+			elsewhere := g.Uncovered - g.Unplaced
+			fmt.Fprintf(w, "not covered: %d of %s (%d that no reproducer fits, %d whose difference the reproducer does not show)\n",
+				g.Uncovered, plural(len(g.Seqs), "request"), g.Unplaced, elsewhere)
+		}
+		if len(g.Fields) > 0 {
+			fmt.Fprintf(w, "fields: %s: the same request and difference on each; the reproducer below names %s, and --save writes each field set's own\n",
+				fieldList(g.Fields, 0), g.Fields[0].Fields)
+		}
 		switch {
 		case !d.Shrunk:
 			fmt.Fprintf(w, "not shrunk (%s): %d values\n", shrinkReason(r), d.Minimal.Size())
@@ -136,6 +160,24 @@ func writeTrimmed(w io.Writer, body []byte, paths []string) {
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
+}
+
+// fieldList writes a group's field sets with their requests, the most first: "brand (12
+// requests), color (8)", at most n of them (0: all).
+func fieldList(fs []FieldGroup, n int) string {
+	var parts []string
+	for i, f := range fs {
+		if n > 0 && i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-n))
+			break
+		}
+		t := fmt.Sprintf("%s (%s", f.Fields, plural(f.Requests, "request"))
+		if f.Uncovered > 0 {
+			t += fmt.Sprintf(", %d not covered", f.Uncovered)
+		}
+		parts = append(parts, t+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func seqList(seqs []int) string {

@@ -11,17 +11,31 @@ import (
 
 // Workload turns each group's minimal request into a case named as the group is, by what it
 // exercises ("fuzz/terms-agg-brand-size0"), with the operation its report row counts it
-// under: the regression cases a fuzzing run leaves. A group without a name (not from Run)
-// is named op/NNN. A search that leaves track_total_hits to its default gets the default's
+// under: the regression cases a fuzzing run leaves. A group of several fields gives a case
+// per field set, each its own reproducer under its own name. A group without a name (not
+// from Run) is named op/NNN. A search that leaves track_total_hits to its default gets the default's
 // value (10000) written out, because a workload's searches otherwise get the run's setting
 // (true).
 func Workload(index string, groups []*Group) (*fixtures.Workload, error) {
 	w := &fixtures.Workload{Format: fixtures.WorkloadFormat, Index: index}
 	count := map[string]int{}
+	type saved struct {
+		name  string
+		repro *Disagreement
+	}
+	var all []saved
 	for _, g := range groups {
-		c := g.Repro.Minimal
+		if len(g.Fields) == 0 {
+			all = append(all, saved{g.Name, g.Repro})
+		}
+		for _, f := range g.Fields {
+			all = append(all, saved{f.Name, f.Repro})
+		}
+	}
+	for _, g := range all {
+		c := g.repro.Minimal
 		op := c.Op()
-		name := g.Name
+		name := g.name
 		if name == "" {
 			name = fmt.Sprintf("%s/%03d", op, count[op])
 			count[op]++
@@ -41,6 +55,16 @@ func Workload(index string, groups []*Group) (*fixtures.Workload, error) {
 		w.Cases = append(w.Cases, kc)
 	}
 	return w, nil
+}
+
+// Reproducers counts the cases Save writes for groups: one per group, one per field set of a
+// group of several.
+func Reproducers(groups []*Group) int {
+	n := 0
+	for _, g := range groups {
+		n += max(1, len(g.Fields))
+	}
+	return n
 }
 
 // Save writes a complete fixtures directory into dir: the run's mapping and corpus, the

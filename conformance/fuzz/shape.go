@@ -23,7 +23,66 @@ import (
 // requests on different fields, with another sort direction, size 0 against a page of hits,
 // or track_total_hits false against true do not.
 func (c *Case) Shape() string {
-	var b strings.Builder
+	var b shaper
+	c.writeShape(&b)
+	return b.String()
+}
+
+// FieldShape is Shape with every field name written as <field>, but keep (the unique
+// tiebreak) as a sort key, and the names it stands for, in order: requests that differ only
+// by the fields they name (an exists query inverted on five fields) share a field shape.
+func (c *Case) FieldShape(keep string) (string, []string) {
+	b := shaper{abstract: true, keep: keep}
+	c.writeShape(&b)
+	return b.String(), b.fields
+}
+
+// shaper writes a shape; with abstract, field names become <field> and are collected.
+type shaper struct {
+	strings.Builder
+	abstract bool
+	keep     string
+	fields   []string
+}
+
+// fieldName writes a field name where it is a key or a value.
+func (b *shaper) fieldName(name string) string {
+	if !b.abstract {
+		return quoted(name)
+	}
+	b.fields = append(b.fields, name)
+	return "<field>"
+}
+
+// sortField writes a sort key's field name: the tiebreak every sort ends in stays itself.
+func (b *shaper) sortField(name string) string {
+	if name == b.keep {
+		return quoted(name)
+	}
+	return b.fieldName(name)
+}
+
+// fieldValue writes a value that names a field (exists, an aggregation's field, a bare sort
+// key, _source), or the value's shape when it is not a string.
+func (b *shaper) fieldValue(v any) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(b.fieldName(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.fieldValue(e)
+		}
+		b.WriteByte(']')
+	default:
+		shapeOpt(b, v)
+	}
+}
+
+func (c *Case) writeShape(b *shaper) {
 	b.WriteString(c.Method)
 	b.WriteByte(' ')
 	p := c.Path
@@ -33,13 +92,12 @@ func (c *Case) Shape() string {
 	b.WriteString(p)
 	if c.Body != nil {
 		b.WriteByte(' ')
-		shapeBody(&b, c.Body)
+		shapeBody(b, c.Body)
 	}
-	return b.String()
 }
 
 // shapeBody writes a search or count body: each top-level key by what it holds.
-func shapeBody(b *strings.Builder, v any) {
+func shapeBody(b *shaper, v any) {
 	o, ok := v.(*Object)
 	if !ok {
 		shapeOpt(b, v)
@@ -55,14 +113,16 @@ func shapeBody(b *strings.Builder, v any) {
 			shapeSort(b, v)
 		case "search_after":
 			shapeValue(b, v)
-		default: // size, from, track_total_hits, _source, ...
+		case "_source":
+			shapeSource(b, v)
+		default: // size, from, track_total_hits, ...
 			shapeOpt(b, v)
 		}
 	})
 }
 
 // shapeObject writes an object, each key renamed by key and each value by val.
-func shapeObject(b *strings.Builder, o *Object, key func(string) string, val func(string, any)) {
+func shapeObject(b *shaper, o *Object, key func(string) string, val func(string, any)) {
 	b.WriteByte('{')
 	for i, k := range o.Keys {
 		if i > 0 {
@@ -79,7 +139,7 @@ func quoted(k string) string { return string(Marshal(k)) }
 
 // shapeOpt writes an option as it is, but for a non-zero number: zero and non-zero sizes,
 // froms or min_doc_counts differ in kind, 5 and 7 do not.
-func shapeOpt(b *strings.Builder, v any) {
+func shapeOpt(b *shaper, v any) {
 	switch x := v.(type) {
 	case json.Number:
 		if f, err := x.Float64(); err == nil && f == 0 {
@@ -120,14 +180,14 @@ func valueType(v any) string {
 
 // shapeValue writes a value by its type: a list as the distinct types in it, in order, so
 // terms of two values and of three share a shape; an object keeps its keys.
-func shapeValue(b *strings.Builder, v any) {
+func shapeValue(b *shaper, v any) {
 	switch x := v.(type) {
 	case []any:
 		b.WriteByte('[')
 		seen := map[string]bool{}
 		n := 0
 		for _, e := range x {
-			var s strings.Builder
+			s := shaper{abstract: b.abstract, keep: b.keep}
 			shapeValue(&s, e)
 			if seen[s.String()] {
 				continue
@@ -148,7 +208,7 @@ func shapeValue(b *strings.Builder, v any) {
 }
 
 // shapeQuery writes a query: its type and field names stay, its values go.
-func shapeQuery(b *strings.Builder, v any) {
+func shapeQuery(b *shaper, v any) {
 	o, ok := v.(*Object)
 	if !ok {
 		shapeValue(b, v)
@@ -181,16 +241,34 @@ func shapeQuery(b *strings.Builder, v any) {
 					shapeValue(b, v)
 				}
 			})
-		case "exists", "match_all", "match_none":
-			shapeOpt(b, v) // a field name, or nothing
-		default: // term, terms, range, prefix, ids and the rest: {field: values}
+		case "exists":
+			if eo, ok := v.(*Object); ok {
+				shapeObject(b, eo, quoted, func(k string, v any) {
+					if k == "field" {
+						b.fieldValue(v)
+					} else {
+						shapeOpt(b, v)
+					}
+				})
+			} else {
+				shapeOpt(b, v)
+			}
+		case "match_all", "match_none":
+			shapeOpt(b, v) // nothing, or a boost
+		case "ids":
 			shapeValue(b, v)
+		default: // term, terms, range, prefix and the rest: {field: values}
+			if fo, ok := v.(*Object); ok {
+				shapeObject(b, fo, b.fieldName, func(_ string, v any) { shapeValue(b, v) })
+			} else {
+				shapeValue(b, v)
+			}
 		}
 	})
 }
 
 // shapeAggs writes named aggregations, the names left out.
-func shapeAggs(b *strings.Builder, v any) {
+func shapeAggs(b *shaper, v any) {
 	o, ok := v.(*Object)
 	if !ok {
 		shapeValue(b, v)
@@ -219,9 +297,12 @@ func shapeAggs(b *strings.Builder, v any) {
 					return
 				}
 				shapeObject(b, p, quoted, func(k string, v any) {
-					if k == "missing" || k == "include" || k == "exclude" {
+					switch k {
+					case "field":
+						b.fieldValue(v)
+					case "missing", "include", "exclude":
 						shapeValue(b, v)
-					} else {
+					default:
 						shapeOpt(b, v)
 					}
 				})
@@ -231,7 +312,7 @@ func shapeAggs(b *strings.Builder, v any) {
 }
 
 // shapeFilters writes a filters aggregation's body: keyed filters lose their keys.
-func shapeFilters(b *strings.Builder, v any) {
+func shapeFilters(b *shaper, v any) {
 	o, ok := v.(*Object)
 	if !ok {
 		shapeValue(b, v)
@@ -265,14 +346,18 @@ func shapeFilters(b *strings.Builder, v any) {
 
 // shapeSort writes a sort: fields, directions, modes and _first/_last stay; a custom missing
 // value goes.
-func shapeSort(b *strings.Builder, v any) {
+func shapeSort(b *shaper, v any) {
 	key := func(v any) {
 		o, ok := v.(*Object)
 		if !ok {
-			shapeOpt(b, v) // a bare field name
+			if f, ok := v.(string); ok {
+				b.WriteString(b.sortField(f)) // a bare field name
+			} else {
+				shapeOpt(b, v)
+			}
 			return
 		}
-		shapeObject(b, o, quoted, func(_ string, v any) {
+		shapeObject(b, o, b.sortField, func(_ string, v any) {
 			opts, ok := v.(*Object)
 			if !ok {
 				shapeOpt(b, v) // "asc" or "desc"
@@ -300,4 +385,14 @@ func shapeSort(b *strings.Builder, v any) {
 		key(e)
 	}
 	b.WriteByte(']')
+}
+
+// shapeSource writes a _source option: its field names and patterns stay, as fields.
+func shapeSource(b *shaper, v any) {
+	o, ok := v.(*Object)
+	if !ok {
+		b.fieldValue(v)
+		return
+	}
+	shapeObject(b, o, quoted, func(_ string, v any) { b.fieldValue(v) })
 }

@@ -265,3 +265,38 @@ func TestEditsWriteBareKeysOut(t *testing.T) {
 		t.Errorf("edits %v, want %v", outs, want)
 	}
 }
+
+// FieldShape leaves out exactly the field names: each row's two requests share a field shape
+// or not, and say which fields the first names.
+func TestFieldShapeLeavesOutFieldNames(t *testing.T) {
+	tests := []struct {
+		why    string
+		a, b   string
+		same   bool
+		fields string
+	}{
+		{"an exists query on another field", `{"query":{"exists":{"field":"color"}},"size":0}`, `{"query":{"exists":{"field":"price"}},"size":0}`, true, "color"},
+		{"a term query's field is a key", `{"query":{"term":{"brand":"x"}}}`, `{"query":{"term":{"color":"y"}}}`, true, "brand"},
+		{"a range's field, its operators stay", `{"query":{"range":{"price":{"gt":1}}}}`, `{"query":{"range":{"views":{"gte":1}}}}`, false, "price"},
+		{"an aggregation's field", `{"size":0,"aggs":{"a0":{"terms":{"field":"brand"}}}}`, `{"size":0,"aggs":{"a0":{"terms":{"field":"stock"}}}}`, true, "brand"},
+		{"a sort key's field, the tiebreak stays", `{"sort":[{"price":"asc"},{"sku":"asc"}]}`, `{"sort":[{"rating":"asc"},{"sku":"asc"}]}`, true, "price"},
+		{"the tiebreak is not another sort field", `{"sort":[{"sku":"asc"}]}`, `{"sort":[{"price":"asc"}]}`, false, ""},
+		{"the tiebreak is a field like another in a query", `{"query":{"prefix":{"sku":"SKU-1"}}}`, `{"query":{"prefix":{"brand":"Ac"}}}`, true, "sku"},
+		{"_source fields", `{"_source":["brand"],"sort":[{"sku":"asc"}]}`, `{"_source":["color"],"sort":[{"sku":"asc"}]}`, true, "brand"},
+		{"a value's type stays", `{"query":{"term":{"brand":"x"}}}`, `{"query":{"term":{"stock":3}}}`, false, "brand"},
+		{"two fields", `{"query":{"exists":{"field":"color"}},"sort":[{"price":"desc"},{"sku":"asc"}]}`, `{"query":{"exists":{"field":"tags"}},"sort":[{"views":"desc"},{"sku":"asc"}]}`, true, "color+price"},
+	}
+	for _, tc := range tests {
+		a, fa := searchCase(t, tc.a).FieldShape("sku")
+		b, _ := searchCase(t, tc.b).FieldShape("sku")
+		if (a == b) != tc.same {
+			t.Errorf("%s: same field shape %v, want %v\n  %s\n  %s", tc.why, a == b, tc.same, a, b)
+		}
+		if got := strings.Join(fa, "+"); got != tc.fields {
+			t.Errorf("%s: fields %q, want %q (%s)", tc.why, got, tc.fields, a)
+		}
+		if searchCase(t, tc.a).Shape() == searchCase(t, tc.b).Shape() && tc.fields != "" {
+			t.Errorf("%s: the shapes are the same too", tc.why)
+		}
+	}
+}

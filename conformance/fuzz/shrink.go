@@ -10,8 +10,8 @@ import (
 )
 
 // Signature is a disagreement's first failing difference: its class and path, with array
-// positions and top-level aggregation names left out. A shrunk request must keep
-// disagreeing in the class (classIn).
+// positions and top-level aggregation names left out. A shrunk request must keep showing it
+// (ShownIn): the same class at the same place, as Canonical compares places.
 type Signature struct {
 	Class conformance.Class
 	Path  string
@@ -49,13 +49,35 @@ func SignatureOf(r conformance.Result) (Signature, bool) {
 	return Signature{}, false
 }
 
-// classIn reports whether any failing difference of r has the signature's class: what a
-// shrunk request must keep. The path may move (a page that comes up short fails at
-// hits.hits, a full one at hits.hits[]._id; a filters aggregation at its buckets, a filter
-// aggregation at its doc_count) and it is still the same disagreement.
-func (s Signature) classIn(r conformance.Result) bool {
+// Canonical is the place of a signature as shrinking and coverage compare it: its path, but
+// for the moves shrinking makes without changing what differs. Every ids difference is one
+// place, the hits (a page that comes up short fails at hits.hits, a full one at
+// hits.hits[]._id). An aggregation's difference is placed by its last step, the value that
+// differs (doc_count, sum_other_doc_count, value, key, buckets), wherever the aggregation
+// sits: a filters aggregation of one filter becomes a filter one (its buckets' doc_count
+// becomes its own), and a sub-aggregation replaces its parent. The aggregations object itself
+// ("aggregations": {} against absent) is a place of its own, so a request shrunk until every
+// aggregation is gone no longer shows a bucket count or a metric that differed.
+func (s Signature) Canonical() string {
+	p := s.Path
+	switch {
+	case s.Class == conformance.ClassIDs && (p == "hits.hits" || strings.HasPrefix(p, "hits.hits[]")):
+		return "ids at hits.hits"
+	case s.Class == conformance.ClassAggregations && strings.HasPrefix(p, "aggregations."):
+		return "aggregations at aggregations…" + p[strings.LastIndexByte(p, '.')+1:]
+	}
+	return s.String()
+}
+
+// ShownIn reports whether a failing difference of r is at the signature's place (Canonical):
+// what a shrunk request must keep showing, and what a reproducer must show to cover a
+// request. A difference of the same class elsewhere is another disagreement, which may hide
+// this one: six reproducers of aggregation bugs once shrunk to "aggs": {}, whose only
+// difference was the empty object.
+func (s Signature) ShownIn(r conformance.Result) bool {
+	want := s.Canonical()
 	for _, d := range r.Diffs {
-		if d.Fails && d.Class == s.Class {
+		if d.Fails && d.Class == s.Class && (Signature{Class: d.Class, Path: normalize(d.Path)}).Canonical() == want {
 			return true
 		}
 	}

@@ -214,7 +214,9 @@ func IndentJSON(b []byte) string {
 }
 
 // CheckReport is `conform check --json`'s schema. FailuresByClass counts failing cases by
-// class (a case counts once in each class it fails); Failures lists every failing difference.
+// class (a case counts once in each class it fails); ByOperation gives the same counts per
+// operation, in the workload's order, as the summary's table; Failures lists every failing
+// difference.
 type CheckReport struct {
 	Target          string         `json:"target"`
 	URL             string         `json:"url"`
@@ -226,6 +228,7 @@ type CheckReport struct {
 	Passed          int            `json:"passed"`
 	Failed          int            `json:"failed"`
 	FailuresByClass map[string]int `json:"failures_by_class"`
+	ByOperation     []CheckOpCount `json:"by_operation"`
 	Failures        []CheckFailure `json:"failures"`
 	// Complete is false when the check stopped early (interrupted, or the target stopped
 	// answering or was not ready); Incomplete then says why, and the counts are of the
@@ -243,6 +246,16 @@ type CheckReport struct {
 	DeclinedCases []string `json:"declined_cases,omitempty"`
 }
 
+// CheckOpCount is one operation's row of a check: its cases, how many passed and failed, and
+// its failing cases by class.
+type CheckOpCount struct {
+	Op              string         `json:"op"`
+	Cases           int            `json:"cases"`
+	Passed          int            `json:"passed"`
+	Failed          int            `json:"failed"`
+	FailuresByClass map[string]int `json:"failures_by_class"`
+}
+
 // CheckFailure is one failing difference of one case, or a case's missing response.
 type CheckFailure struct {
 	Case  string `json:"case"`
@@ -257,7 +270,7 @@ func CheckJSON(r *suite.Run) CheckReport {
 	out := CheckReport{Target: r.Target.Name, URL: r.Target.Redacted(), Oracle: r.Oracle, Options: r.Options.Names(),
 		CorpusSHA256: r.Fixtures.Meta.SHA256.Corpus, WorkloadSHA256: r.Fixtures.Meta.SHA256.Workload,
 		Complete: r.Complete(), Incomplete: r.Incomplete, Planned: r.Planned,
-		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, Failures: []CheckFailure{},
+		Cases: len(r.Cases), Failed: r.Failed, Passed: len(r.Cases) - r.Failed, FailuresByClass: map[string]int{}, ByOperation: []CheckOpCount{}, Failures: []CheckFailure{},
 		Findings: append([]readiness.Finding{}, r.Findings...)}
 	if out.Options == nil {
 		out.Options = []string{"strict"}
@@ -265,6 +278,11 @@ func CheckJSON(r *suite.Run) CheckReport {
 	out.Declined = len(r.Declined)
 	for _, d := range r.Declined {
 		out.DeclinedCases = append(out.DeclinedCases, d.Case.Name)
+	}
+	ops, rows := r.ByOp()
+	for _, op := range ops {
+		row := rows[op]
+		out.ByOperation = append(out.ByOperation, CheckOpCount{Op: op, Cases: row.Cases, Passed: row.Passed, Failed: row.Cases - row.Passed, FailuresByClass: row.Classes})
 	}
 	for _, o := range r.Failing() {
 		for _, c := range o.Classes() {

@@ -22,6 +22,8 @@ type Experiment struct {
 	Natives   []string
 	Rounds    []RoundInfo
 	Analysis  *experiment.Result
+	// PlannedRounds is the rounds the plan has (a sequential plan's most).
+	PlannedRounds int
 	// PlannedResponses is the plan's count: rounds x targets x cells x trials x requests.
 	// MeasuredResponses is what was measured (passed + failed over every round that ran),
 	// less than planned when the experiment stopped early.
@@ -43,6 +45,7 @@ type RoundInfo struct {
 // Verdict is verdict.json.
 type Verdict struct {
 	Verdict           string         `json:"verdict"`
+	PlannedRounds     int            `json:"planned_rounds"`
 	MeasuredResponses int            `json:"measured_responses"`
 	PlannedResponses  int            `json:"planned_responses"`
 	Baseline          string         `json:"baseline"`
@@ -105,10 +108,13 @@ func UniqueWarnings(lists ...[]string) []string {
 // VerdictOf builds verdict.json.
 func VerdictOf(x *Experiment) Verdict {
 	a := x.Analysis
-	v := Verdict{Verdict: string(a.Verdict), MeasuredResponses: x.MeasuredResponses, PlannedResponses: x.PlannedResponses, Baseline: x.Baseline, Candidate: x.Candidate,
+	v := Verdict{Verdict: string(a.Verdict), PlannedRounds: x.PlannedRounds, MeasuredResponses: x.MeasuredResponses, PlannedResponses: x.PlannedResponses, Baseline: x.Baseline, Candidate: x.Candidate,
 		Method: a.Method, Alpha: a.Alpha, Threshold: a.Threshold, Rounds: x.Rounds, Reasons: a.Reasons,
 		Failures: map[string]int{}, NativeFaster: map[string]map[string]int{}, Warnings: UniqueWarnings(a.Warnings, a.Rounds.Warnings),
-		Complete: x.Results.Complete}
+		Complete: x.Results.Complete, Cells: []VerdictCell{}}
+	if v.Rounds == nil {
+		v.Rounds = []RoundInfo{}
+	}
 	if v.Reasons == nil {
 		v.Reasons = []string{}
 	}
@@ -163,7 +169,7 @@ func (x *Experiment) verdictLine() string {
 func ExperimentMarkdown(x *Experiment) []byte {
 	var b bytes.Buffer
 	a := x.Analysis
-	fmt.Fprintf(&b, "# conform experiment: %s\n\n", strings.ToUpper(string(a.Verdict)))
+	fmt.Fprintf(&b, "# %s\n\nconform experiment, %s against %s.\n\n", x.Headline(), x.Candidate, x.Baseline)
 	if !x.Results.Complete {
 		fmt.Fprintf(&b, "> **Incomplete experiment**: %s. The analysis covers the rounds that finished.\n\n", x.Results.Incomplete)
 	}
@@ -211,14 +217,12 @@ func ExperimentMarkdown(x *Experiment) []byte {
 		}
 		b.WriteString("\n")
 	}
-	table("Latency p50 (ms)", fmt.Sprintf("The median of a variant's trial p50s over its rounds, %s (DESIGN.md's table).", clients),
+	table("Latency p50 (ms)", fmt.Sprintf("The median of a variant's trial p50s over its rounds, %s.", clients),
 		func(c *Cell) string { return LatencyText(c, c.MedianP50Ms) })
 
 	b.WriteString("## Candidate against baseline\n\n")
-	fmt.Fprintf(&b, "Ratio of %s to %s latency (below 1 is faster) with its %.0f%% interval, the cell's p-value and Holm's over all cells; changes under %.0f%% count as none.\n\n",
-		x.Candidate, x.Baseline, (1-a.Alpha)*100, a.Threshold*100)
-	fmt.Fprintf(&b, "The last column is the smallest change the cell could declare with its measured noise (Holm's first step): a true change of that size is declared about half the time.\n\n")
-	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class | declarable beyond |\n|---|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
+	fmt.Fprintf(&b, "%s\n\n%s\n\n", x.ratioNote(), declarableNote)
+	fmt.Fprintf(&b, "| Operation | Clients | %s | %s | ratio | interval | p | p (Holm) | class | smallest declarable change |\n|---|---|---|---|---|---|---|---|---|---|\n", x.Baseline, x.Candidate)
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
@@ -226,7 +230,7 @@ func ExperimentMarkdown(x *Experiment) []byte {
 				continue
 			}
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s %s | %s |\n", OpLabel(op), n, spreadMs(c.Baseline), spreadMs(c.Candidate),
-				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note), pct(c.MinDeclarable))
+				num(c.Ratio, 3), interval(c.Low, c.High), pval(c.P), pval(c.PHolm), c.Class.Marker(), noted(string(c.Class), c.Note), experiment.DeclarableText(c.MinDeclarable, c.RoundsFor))
 		}
 	}
 	b.WriteString("\n")
@@ -372,7 +376,8 @@ func ExperimentHTML(x *Experiment) []byte {
 		order = append(order, fmt.Sprintf("%d %s", r.Round, r.Label))
 	}
 	fmt.Fprintf(&pre, "<p>Rounds: %s. Measured responses: %d of %d planned. Method: %s%s</p>\n", esc(strings.Join(order, ", ")), x.MeasuredResponses, x.PlannedResponses, esc(a.Method), esc(x.weights()))
-	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th><th>declarable beyond</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
+	fmt.Fprintf(&pre, "<h2>Candidate against baseline</h2>\n<p>%s</p>\n<p>%s</p>\n", esc(x.ratioNote()), esc(declarableNote))
+	fmt.Fprintf(&pre, "<table><tr><th>Operation</th><th>Clients</th><th>%s</th><th>%s</th><th>ratio</th><th>interval</th><th>p</th><th>p (Holm)</th><th>class</th><th>smallest declarable change</th></tr>\n", esc(x.Baseline), esc(x.Candidate))
 	for _, op := range x.Results.Settings.Ops {
 		for _, n := range x.Results.Settings.Clients {
 			c := x.cellResult(op, n)
@@ -388,7 +393,7 @@ func ExperimentHTML(x *Experiment) []byte {
 			}
 			fmt.Fprintf(&pre, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td%s>%s %s</td><td>%s</td></tr>\n",
 				esc(OpLabel(op)), n, spreadMs(c.Baseline), spreadMs(c.Candidate), num(c.Ratio, 3), interval(c.Low, c.High),
-				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)), pct(c.MinDeclarable))
+				pval(c.P), pval(c.PHolm), mark, esc(c.Class.Marker()), esc(noted(string(c.Class), c.Note)), esc(experiment.DeclarableText(c.MinDeclarable, c.RoundsFor)))
 		}
 	}
 	pre.WriteString("</table>\n")
@@ -424,8 +429,22 @@ func ExperimentHTML(x *Experiment) []byte {
 		}
 		pre.WriteString("</ul></div>\n")
 	}
-	return htmlDocument("conform experiment: "+strings.ToUpper(string(a.Verdict)), x.Results, pre.Bytes())
+	return htmlDocument(x.Headline(), fmt.Sprintf("conform experiment, %s against %s", x.Candidate, x.Baseline), x.Results, pre.Bytes())
 }
+
+// ratioNote says which way the ratio goes and how a cell is classed.
+func (x *Experiment) ratioNote() string {
+	a := x.Analysis
+	return fmt.Sprintf("The ratio is %s's latency over %s's (candidate/baseline): above 1 the candidate is slower, below 1 faster; "+
+		"the interval is its %.0f%% confidence interval, p the cell's p-value and p (Holm) after Holm over all cells. "+
+		"A cell is regressed (▲) or improved (▼) when significant with the ratio beyond ±%.0f%%, no-change (=) when its whole interval lies within ±%.0f%%, "+
+		"and undecided (?) otherwise: its interval reaches past the threshold, so the rounds cannot tell a change that counts from none.",
+		x.Candidate, x.Baseline, (1-a.Alpha)*100, a.Threshold*100, a.Threshold*100)
+}
+
+// declarableNote explains the last column of the comparison.
+const declarableNote = "The last column is the smallest change the cell could declare with its measured noise (Holm's first step): " +
+	"a true change of that size is declared about half the time. Beyond 100% it is said in words, with the rounds that would declare 5%."
 
 // weights is the natives' weights as the method line's tail ("; natives' weight b = ...").
 func (x *Experiment) weights() string {
@@ -433,13 +452,6 @@ func (x *Experiment) weights() string {
 		return "; natives' weight " + w
 	}
 	return ""
-}
-
-func pct(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
 // warmUpSummary is one target's warm-up in words: passes, first and last p50, steady or not.

@@ -29,16 +29,21 @@ ul.meta{list-style:none;padding:0}ul.meta li{margin:.15em 0}.charts{display:flex
 svg text{font:11px system-ui,sans-serif;fill:#333}`
 
 // HTML renders report.html: the tables of report.md and inline SVG charts, with no external
-// resources.
-func HTML(r *Results) []byte { return htmlDocument("conform run", r, nil) }
+// resources. Its title and first heading are the run's outcome (Outcome).
+func HTML(r *Results) []byte { return htmlDocument(Outcome(r), "conform run", r, nil) }
 
-// htmlDocument renders a report page: the title, an optional preamble of already escaped
-// HTML (an experiment's verdict), then the run's header, tables and charts.
-func htmlDocument(title string, r *Results, preamble []byte) []byte {
+// htmlDocument renders a report page: the outcome as its title and first heading, what made
+// it (kind, "conform run"), an optional preamble of already escaped HTML (an experiment's
+// verdict), then the run's header, tables and charts.
+func htmlDocument(outcome, kind string, r *Results, preamble []byte) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>", esc(title))
+	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>", esc(outcome+" — "+kind))
 	b.WriteString(css)
-	fmt.Fprintf(&b, "</style></head><body>\n<h1>%s</h1>\n", esc(title))
+	cls := "ok"
+	if !strings.HasPrefix(outcome, "PASSED") && !strings.HasPrefix(outcome, "ADOPT") {
+		cls = "bad"
+	}
+	fmt.Fprintf(&b, "</style></head><body>\n<h1 class=\"%s\">%s</h1>\n<p>%s</p>\n", cls, esc(outcome), esc(kind))
 	b.Write(preamble)
 	if !r.Complete {
 		fmt.Fprintf(&b, "<p class=\"warn\"><strong>Incomplete run</strong>: %s. %s</p>\n", esc(r.Incomplete), esc(incompleteNote(r)))

@@ -170,11 +170,11 @@ func clientsHeader(clients []int) string {
 	return strings.Join(parts, " / ")
 }
 
-// Markdown renders report.md: rows are operations, columns targets, cells one value per
-// concurrency level.
+// Markdown renders report.md: its first line the run's outcome (Outcome), then rows of
+// operations, columns of targets, cells one value per concurrency level.
 func Markdown(r *Results) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# conform run\n\n")
+	fmt.Fprintf(&b, "# %s\n\nconform run.\n\n", Outcome(r))
 	if !r.Complete {
 		fmt.Fprintf(&b, "> **Incomplete run**: %s. %s\n\n", r.Incomplete, incompleteNote(r))
 	}

@@ -419,6 +419,17 @@ func ReportRounds(rounds []RoundResult) (listed []report.RoundInfo, recorded []r
 // as the manifest records them (ReportRounds).
 func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Options) (rep *report.Experiment, recorded []report.Round, err error) {
 	natives := x.nativeNames()
+	if len(rounds) == 0 {
+		// Stopped before round 1 finished: nothing to analyse, but the files still say so.
+		if runErr == nil {
+			runErr = errors.New("no round finished")
+		}
+		analysis := experiment.NotStarted(o, runErr.Error(), len(x.Order))
+		analysis.Warnings = append(analysis.Warnings, WarmUpWarnings(x.warmUps)...)
+		rep = &report.Experiment{Results: x.notStarted(runErr), Baseline: x.Baseline.Label, Candidate: x.Candidate.Label, Natives: natives,
+			Analysis: analysis, PlannedRounds: len(x.Order), PlannedResponses: x.PlannedResponses(), WarmUps: x.warmUps}
+		return rep, []report.Round{}, nil
+	}
 	var last *look
 	if x.Sequential != nil && len(x.looks) > 0 {
 		last = &x.looks[len(x.looks)-1]
@@ -454,9 +465,37 @@ func (x *Experiment) Report(rounds []RoundResult, runErr error, o experiment.Opt
 	}
 	analysis.Warnings = append(analysis.Warnings, WarmUpWarnings(x.warmUps)...)
 	rep = &report.Experiment{Results: merged, Baseline: x.Baseline.Label, Candidate: x.Candidate.Label, Natives: natives,
-		Analysis: analysis, PlannedResponses: x.PlannedResponses(), MeasuredResponses: measured, WarmUps: x.warmUps}
+		Analysis: analysis, PlannedRounds: len(x.Order), PlannedResponses: x.PlannedResponses(), MeasuredResponses: measured, WarmUps: x.warmUps}
 	rep.Rounds, recorded = ReportRounds(rounds)
 	return rep, recorded, nil
+}
+
+// notStarted is the results of an experiment that measured nothing: its settings, fixtures
+// and oracle (when the suite was built), its targets, incomplete with runErr's text.
+func (x *Experiment) notStarted(runErr error) *report.Results {
+	now := time.Now
+	if x.Now != nil {
+		now = x.Now
+	}
+	t := now().UTC()
+	res := &report.Results{Format: report.ResultsFormat, Methodology: Methodology, StartedAt: t, FinishedAt: t,
+		Failures: []report.Failure{}, Order: []report.OrderEntry{}, Incomplete: runErr.Error()}
+	index := ""
+	if x.Suite != nil {
+		index = x.Suite.Expect.Settings.Index
+		res.Fixtures = FixturesInfo(x.Suite.Fixtures)
+		res.Oracle = report.Oracle{Source: x.Suite.Expect.Source, SHA256: x.Suite.Expect.Hash()}
+	}
+	res.Settings = x.Settings.Report(index)
+	for _, v := range []Variant{x.Baseline, x.Candidate} {
+		if v.Target != nil {
+			res.Targets = append(res.Targets, report.Target{Name: v.Label, URL: v.Target.Redacted()})
+		}
+	}
+	for _, n := range x.Natives {
+		res.Targets = append(res.Targets, report.Target{Name: n.Name, URL: n.Redacted()})
+	}
+	return res
 }
 
 // MarshalAA writes an A/A record as JSON.

@@ -381,7 +381,7 @@ func (r *runner) prereqSkip(p prereq) (string, bool) {
 		if p.requires && !present {
 			switch {
 			case known && knownClusterFeatures[f].newerThan815 != "":
-				return fmt.Sprintf("requires cluster_features %s: behaviour newer than 8.15 per ES-SEMANTICS.md §3.5 (%s)", f, knownClusterFeatures[f].newerThan815), true
+				return fmt.Sprintf("requires cluster_features %s: behaviour newer than 8.15 (%s)", f, knownClusterFeatures[f].newerThan815), true
 			case known:
 				return because(fmt.Sprintf("requires cluster_features %s, which %s %s does not have", f, displayDist(r.distribution), r.version)), true
 			default:

@@ -176,5 +176,5 @@ type divergence struct {
 // fails. The first release with the fix is UNCONFIRMED, so every release before 9.3.0 skips it.
 var knownDivergences = []divergence{
 	{file: "search/630_format_sort_missing_dates.yml", before: Version{9, 3, 0},
-		reason: "behaviour newer than 8.15 per ES-SEMANTICS.md §3.5: missing dates sorted with a format render as null only since PR #135899 (2025-10); its gate gte_v7.13.0 does not say so"},
+		reason: "behaviour newer than 8.15: missing dates sorted with a format render as null only since PR #135899 (2025-10); its gate gte_v7.13.0 does not say so"},
 }
