@@ -92,11 +92,6 @@ func Mutations(status int, body []byte) ([]Mutation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if x.kind == KindText || x.root.kind != kObject && x.root.kind != kArray {
-		// No tree to mutate: an empty body (a HEAD's answer), or a bare scalar, which a
-		// truncation can leave the same value ("0 " cut to "0").
-		return nil, nil
-	}
 	g := &mutator{status: status, root: x.root, relevance: x.relevance}
 	g.statuses()
 	g.decode(body)
