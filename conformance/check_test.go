@@ -385,6 +385,8 @@ func TestCompileErrors(t *testing.T) {
 		{200, `{"found":`, "invalid JSON"},
 		{200, `[1`, "invalid JSON"},
 		{200, `green open catalogue`, "invalid"},
+		{200, `[1]`, "array, not an object"},
+		{200, ``, "unexpected end of input"},
 		{200, strings.Repeat("[", 2000), "nested deeper"},
 	} {
 		_, err := Compile(c.status, []byte(c.body))
@@ -396,7 +398,7 @@ func TestCompileErrors(t *testing.T) {
 		`{"found":false}`: KindDocument, `{"hits":{}}`: KindSearch, `{"aggregations":{}}`: KindSearch,
 		`{"error":{},"status":500}`: KindError, `{"count":0}`: KindCount,
 		`{"docs":[]}`: KindMget, `{"took":1,"responses":[]}`: KindMsearch, `{"acknowledged":true}`: KindGeneric,
-		`[1]`: KindGeneric, `"x"`: KindGeneric, ``: KindText, `{"docs":{}}`: KindGeneric,
+		`{"docs":{}}`: KindGeneric,
 	} {
 		if x := mustCompile(t, 200, body); x.Kind() != kind {
 			t.Errorf("%s: kind %s, want %s", body, x.Kind(), kind)

@@ -53,33 +53,34 @@ type Expectation struct {
 
 // Compile precompiles an expected response. It is meant to run once per case, before any
 // timing. An error means the expected response itself is unusable: the status is not an HTTP
-// status, or the body is not JSON (an oracle's answer to a search, a count or a read always
-// is). A body of a kind the check knows (Kind) is checked by that kind's rules; any other
-// JSON is KindGeneric, and an empty body (a HEAD request's answer) KindText.
+// status, or the body is not a JSON object (an oracle's answer to a search, a count or a read
+// always is). A body of a kind the check knows (Kind) is checked by that kind's rules; any
+// other JSON object is KindGeneric.
 func Compile(status int, body []byte) (*Expectation, error) {
 	return compile(status, body, false)
 }
 
-// CompileAny is Compile for a request of any kind (a captured case): a body that is not JSON
-// (the text of a _cat API) is KindText, compared byte for byte, unless it starts as JSON
-// ('{' or '[') and breaks off, which no answer means to.
+// CompileAny is Compile for a request of any kind (a captured case): a JSON array or scalar
+// is KindGeneric, and an empty body (a HEAD's answer) or one that is not JSON (the text of a
+// _cat API) KindText, compared byte for byte, unless it starts as JSON ('{' or '[') and breaks
+// off, which no answer means to.
 func CompileAny(status int, body []byte) (*Expectation, error) {
 	return compile(status, body, true)
 }
 
-func compile(status int, body []byte, text bool) (*Expectation, error) {
+func compile(status int, body []byte, anyKind bool) (*Expectation, error) {
 	if status < 100 || status > 599 {
 		return nil, fmt.Errorf("expected status %d is not an HTTP status", status)
 	}
 	x := &Expectation{status: status, body: append([]byte(nil), body...), tookStart: -1, tookEnd: -1}
-	if len(x.body) == 0 {
+	if len(x.body) == 0 && anyKind {
 		x.kind = KindText
 		return x, nil
 	}
 	root, err := parse(x.body)
 	if err != nil {
 		first := skipWS(x.body, 0)
-		if !text || first < len(x.body) && (x.body[first] == '{' || x.body[first] == '[') {
+		if !anyKind || first < len(x.body) && (x.body[first] == '{' || x.body[first] == '[') {
 			return nil, fmt.Errorf("expected body: %w", err)
 		}
 		x.kind = KindText
@@ -88,6 +89,8 @@ func compile(status int, body []byte, text bool) (*Expectation, error) {
 	x.root = root
 	x.start = ctxTop
 	switch {
+	case root.kind != kObject && !anyKind:
+		return nil, fmt.Errorf("expected body is a JSON %s, not an object", root.kind)
 	case root.kind != kObject:
 		x.kind, x.start = KindGeneric, ctxGeneric
 	case root.member("error") != nil:

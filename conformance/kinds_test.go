@@ -34,8 +34,10 @@ const mgetBody = `{"docs":[` +
 	`{"_index":"nope","_id":"b","error":{"root_cause":[{"type":"index_not_found_exception","reason":"no such index [nope]"}],"type":"index_not_found_exception","reason":"no such index [nope]"}}]}`
 
 func TestCompileAnyText(t *testing.T) {
-	if x, err := CompileAny(200, []byte("green open catalogue\n")); err != nil || x.Kind() != KindText {
-		t.Errorf("a _cat answer: %v", err)
+	for body, kind := range map[string]Kind{"green open catalogue\n": KindText, "": KindText, `[1]`: KindGeneric, `"x"`: KindGeneric, `{"a":1}`: KindGeneric} {
+		if x, err := CompileAny(200, []byte(body)); err != nil || x.Kind() != kind {
+			t.Errorf("CompileAny(%q): %v, want %s", body, err, kind)
+		}
 	}
 	if _, err := CompileAny(200, []byte(`{"a":`)); err == nil {
 		t.Error("a broken JSON answer compiled")

@@ -111,7 +111,11 @@ func DeclinedText(d []Declined) string {
 	} else {
 		fmt.Fprintf(&b, "%d cases need", len(d))
 	}
-	b.WriteString(" --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines them, so they were not checked (")
+	them := "them, so they were"
+	if len(d) == 1 {
+		them = "it, so it was"
+	}
+	b.WriteString(" --oracle live:URL (an Elasticsearch holding the index) or --oracle golden:FILE: the embedded engine declines " + them + " not checked (")
 	for i, x := range d {
 		if i == 3 {
 			fmt.Fprintf(&b, "; and %d more", len(d)-3)
