@@ -102,9 +102,9 @@ func goSession(t *testing.T, url, scratch string) []answer {
 	return out
 }
 
-// pythonSession runs testdata/session.py with the Python elasticsearch client 8.15 from a
-// venv under .engines (made on first use with pip); it skips, but under CI=true fails, when
-// Python or pip cannot provide one.
+// pythonSession runs testdata/session.py with the Python elasticsearch client 8.15 that
+// lab/clients/install.sh installs; it skips, but under CI=true fails, when Python or pip cannot
+// provide one.
 func pythonSession(t *testing.T, url, scratch string) []answer {
 	t.Helper()
 	py := pythonClient(t)
@@ -128,25 +128,11 @@ func pythonSession(t *testing.T, url, scratch string) []answer {
 	return out
 }
 
+// pythonClient is the Python elasticsearch 8.15 client's interpreter, from the venv
+// lab/clients/install.sh keeps under .engines/clients (the one TestPythonClient uses).
 func pythonClient(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(root, ".engines", "pyclient")
-	py := filepath.Join(dir, "bin", "python")
-	if _, err := os.Stat(py); err == nil {
-		if exec.Command(py, "-c", "import elasticsearch, sys; sys.exit(0 if elasticsearch.__versionstr__.startswith('8.15') else 1)").Run() == nil {
-			return py
-		}
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		skip(t, "no python3 for the Python elasticsearch client")
-	}
-	if out, err := exec.Command("python3", "-m", "venv", dir).CombinedOutput(); err != nil {
-		skip(t, "python3 -m venv %s: %v\n%s", dir, err, out)
-	}
-	if out, err := exec.Command(py, "-m", "pip", "install", "-q", "elasticsearch>=8.15,<8.16").CombinedOutput(); err != nil {
-		skip(t, "pip install elasticsearch 8.15: %v\n%s", err, out)
-	}
-	return py
+	return filepath.Join(installClients(t), "py8", "bin", "python")
 }
 
 // freeAddr is a loopback address nobody listens on now.
