@@ -36,7 +36,9 @@ shape (workload.json, conform-workload/2) with the primary's answer in golden.js
 explain replay it; shadow.json and report.md give the totals, both sides' latency (the
 primary's over every checked read, the candidate's only over passing answers) and the
 failures by shape. They are rewritten every second while requests come; Ctrl-C lets the
-requests in flight and the queued candidate requests finish and writes them a last time.
+requests in flight and the queued candidate requests finish (for at most one more
+--candidate-timeout: reads still queued then are counted as not sent) and writes them a last
+time.
 
 A primary that does not answer within --timeout gets the client a 504, one that cannot be
 reached or answers garbage a 502. A candidate that hangs, dies or answers garbage fails its

@@ -73,6 +73,10 @@ type Shadow struct {
 	fwd    *Forwarder
 	client *http.Client
 	queue  chan *Exchange
+	// drainBy bounds the drain at the end: reads still queued past it are counted, not sent,
+	// so a candidate that hangs cannot hold up the exit by queue × --candidate-timeout. It
+	// is written before the workers are told to stop, and read after.
+	drainBy time.Time
 
 	mu       sync.Mutex
 	reads    int64
@@ -179,9 +183,11 @@ func (s *Shadow) observe(ex *Exchange) {
 }
 
 // Run sends queued reads to the candidate with Workers workers and rewrites the files every
-// FlushEvery, until ctx ends; then the workers finish what is queued (each request still
-// bounded by CandidateTimeout) and the files are written a last time, marked finished. Stop
-// the server first (http.Server.Shutdown) so no client request is cut.
+// FlushEvery, until ctx ends; then the workers finish what is queued, for at most one more
+// CandidateTimeout (each request still bounded by it, so the drain ends within twice that:
+// a candidate that hangs cannot hold the exit up for the queue's length of timeouts), count
+// what is left as queued at exit, not sent, and the files are written a last time, marked
+// finished. Stop the server first (http.Server.Shutdown) so no client request is cut.
 func (s *Shadow) Run(ctx context.Context) error {
 	stop := make(chan struct{})
 	for range s.cfg.Workers {
@@ -196,6 +202,10 @@ func (s *Shadow) Run(ctx context.Context) error {
 					for {
 						select {
 						case ex := <-s.queue:
+							if time.Now().After(s.drainBy) {
+								s.skip("queued at exit, not sent")
+								continue
+							}
 							s.shadow(ex)
 						default:
 							return
@@ -205,6 +215,11 @@ func (s *Shadow) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	halt := func() {
+		s.drainBy = time.Now().Add(s.cfg.CandidateTimeout)
+		close(stop)
+		s.wg.Wait()
+	}
 	tick := time.NewTicker(s.cfg.FlushEvery)
 	defer tick.Stop()
 	for {
@@ -212,14 +227,12 @@ func (s *Shadow) Run(ctx context.Context) error {
 		case <-tick.C:
 			if s.isDirty() {
 				if err := s.write(false); err != nil {
-					close(stop)
-					s.wg.Wait()
+					halt()
 					return err
 				}
 			}
 		case <-ctx.Done():
-			close(stop)
-			s.wg.Wait()
+			halt()
 			return s.write(true)
 		}
 	}
