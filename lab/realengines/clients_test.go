@@ -126,7 +126,8 @@ func compareScripts(t *testing.T, name string, cmd func(url string) ([]string, [
 			continue
 		}
 		compared++
-		if !bytes.Equal(r.Result, s.Result) {
+		// The header names of a media-type error come in either order (see TestClientAPIs).
+		if !bytes.Equal(sortMediaHeaders(r.Result), sortMediaHeaders(s.Result)) {
 			t.Errorf("%s %s:\nElasticsearch: %s\nconform serve: %s", real.Client, r.Call, r.Result, s.Result)
 		}
 	}

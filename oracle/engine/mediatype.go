@@ -153,6 +153,10 @@ func negotiate(h http.Header, hasBody bool, format string) (negotiation, int, []
 		return n, e.status, e.body()
 	}
 	if fail := checkVersions(accept, ct, av, cv, hasBody); fail != "" {
+		// Elasticsearch keeps the two names in a Set.of (RestRequest.MediaTypeHeaderException),
+		// whose iteration order Java draws at every JVM start: 8.15.0 answered [Accept,
+		// Content-Type] on one start and [Content-Type, Accept] on another. Either is its
+		// answer; the check reports an error's reason without failing it (class other).
 		e := newErr(400, "media_type_header_exception", "Invalid media-type value on headers [Accept, Content-Type]")
 		e.causedBy = newErr(400, "status_exception", "%s", fail)
 		return n, e.status, e.body()
