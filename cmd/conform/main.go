@@ -190,8 +190,9 @@ Commands:
 	fmt.Fprint(w, `
 Run "conform <command> --help" for a command's flags and examples.
 
-Exit status: 0 success; 1 a check failed or a gate rejected; 2 usage or infrastructure
-error; 3 an experiment found no change.
+Exit status: 0 success; 1 a check failed, readiness made a finding, or a gate rejected;
+2 usage or infrastructure error (a target refused at readiness); 3 an experiment found no
+change.
 `)
 }
 
@@ -228,7 +229,7 @@ func newFlags(e *env, name, synopsis, about string, examples ...string) *flag.Fl
 				fmt.Fprintln(w)
 			}
 		}
-		fmt.Fprintf(w, "\nExit status: 0 success; 1 a check failed or a gate rejected; 2 usage or infrastructure error.\n")
+		fmt.Fprintf(w, "\nExit status: 0 success; 1 a check failed, readiness made a finding, or a gate rejected; 2 usage or infrastructure error.\n")
 	}
 	return fs
 }
