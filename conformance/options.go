@@ -212,14 +212,25 @@ type Options struct {
 	OracleIndex IndexFacts
 }
 
-// WithFacts returns a copy of o (nil is the strict defaults) holding what is known of the
-// target's index and the oracle's.
-func (o *Options) WithFacts(target, oracle IndexFacts) *Options {
+// WithIndex returns a copy of o (nil is the strict defaults) holding what is known of the
+// target's index.
+func (o *Options) WithIndex(f IndexFacts) *Options {
 	var c Options
 	if o != nil {
 		c = *o
 	}
-	c.Index, c.OracleIndex = target, oracle
+	c.Index = f
+	return &c
+}
+
+// WithOracleIndex returns a copy of o (nil is the strict defaults) holding what is known of
+// the index the expected answers were made on.
+func (o *Options) WithOracleIndex(f IndexFacts) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	c.OracleIndex = f
 	return &c
 }
 
