@@ -122,7 +122,7 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 		}
 		ident, _ := json.Marshal(id)
 		res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": "none in the fixtures: not proved"}}
-		res.Index = l.indexFacts(ctx, tp, t, res.Probes)
+		res.Index = l.indexFacts(ctx, tp, t, id.BuildFlavor, res.Probes)
 		if s := id.NotElasticsearch; s != "" {
 			res.Findings = []readiness.Finding{{Target: t.Name, Kind: readiness.KindIdentity, Summary: s}}
 		}
@@ -141,7 +141,7 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 	}
 	ident, _ := json.Marshal(p.Identity)
 	res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": p}, Findings: esFindings(t.Name, p)}
-	res.Index = l.indexFacts(ctx, tp, t, res.Probes)
+	res.Index = l.indexFacts(ctx, tp, t, p.Identity.BuildFlavor, res.Probes)
 	if l.qc != nil {
 		qp, err := load.ProbeQdrant(ctx, l.qc, l.cfg.Collection, l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 		if err != nil {
@@ -163,8 +163,10 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 // recorded in probes as "deletions"), and the fields holding several values, from the
 // fixtures' corpus, which readiness has proved the index holds (unknown without a corpus).
 // A count of deletions that is not zero, or not known, widens the rule, and the log says so:
-// it is not a finding, since an index with deletions is served rightly.
-func (l *Lab) indexFacts(ctx context.Context, tp elastictransport.Interface, t *target.Target, probes map[string]any) conformance.IndexFacts {
+// it is not a finding, since an index with deletions is served rightly. conform's embedded
+// engine (build flavor conform-embedded) is not asked: it serves no _stats, keeps no
+// segments and counts every query exactly, as Elasticsearch does an index loaded afresh.
+func (l *Lab) indexFacts(ctx context.Context, tp elastictransport.Interface, t *target.Target, flavor string, probes map[string]any) conformance.IndexFacts {
 	l.multiOnce.Do(func() {
 		if l.f.Docs == nil {
 			return
@@ -175,6 +177,10 @@ func (l *Lab) indexFacts(ctx context.Context, tp elastictransport.Interface, t *
 		}
 		l.multi = conformance.MultiValuedFields(sources)
 	})
+	if flavor == embeddedFlavor {
+		probes["deletions"] = "none: conform's embedded engine counts exactly"
+		return conformance.IndexFacts{Deletions: conformance.DeletionsNone, MultiValued: l.multi}
+	}
 	index := t.IndexFor(l.f.Workload.Index)
 	d := load.ProbeDeletions(ctx, tp, index)
 	probes["deletions"] = d
@@ -205,8 +211,13 @@ func (l *Lab) IndexFacts(ctx context.Context, t *target.Target) (conformance.Ind
 	if err != nil {
 		return conformance.IndexFacts{}, err
 	}
-	return l.indexFacts(ctx, tp, t, map[string]any{}), nil
+	id, _ := load.ProbeIdentity(ctx, tp)
+	return l.indexFacts(ctx, tp, t, id.BuildFlavor, map[string]any{}), nil
 }
+
+// embeddedFlavor is the build flavor GET / of conform's embedded engine names
+// (oracle/engine's rootInfo).
+const embeddedFlavor = "conform-embedded"
 
 // conclude writes a target's findings to Config.Log and, with Config.RequireReady, turns
 // them into a refusal.
