@@ -254,10 +254,10 @@ func TestRelationAtThreshold(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.Check(200, []byte(tt.got), nil).Pass {
+			if x.Check(200, []byte(tt.got), catalogueOpts).Pass {
 				t.Fatal("passes without the request: the row tests nothing")
 			}
-			r := x.ForRequest([]byte(tt.request)).Check(200, []byte(tt.got), nil)
+			r := x.ForRequest([]byte(tt.request)).Check(200, []byte(tt.got), catalogueOpts)
 			if r.Pass != tt.pass {
 				t.Errorf("pass %v, want %v (%s):\n%s", r.Pass, tt.pass, tt.why, r)
 			}
@@ -309,11 +309,11 @@ func TestMayCountAtLeast(t *testing.T) {
 	}
 	for _, tt := range tests {
 		q := gjson.Parse(tt.query)
-		if got := MayCountAtLeast(q, fields); got != tt.gte {
+		if got := MayCountAtLeast(q, fields, catalogueFacts); got != tt.gte {
 			t.Errorf("%s: may be gte %v, want %v (%s)", tt.query, got, tt.gte, tt.why)
 		}
 	}
-	if MayCountAtLeast(gjson.Parse(`{"range":{"views":{"gte":5}}}`), nil) != true {
+	if MayCountAtLeast(gjson.Parse(`{"range":{"views":{"gte":5}}}`), nil, catalogueFacts) != true {
 		t.Error("without the mapping a range may be on a keyword field: gte must be allowed")
 	}
 }

@@ -200,6 +200,38 @@ type Options struct {
 	// relaxations (the OpenSearch ones) need them and the request (Expectation.ForRequest);
 	// without either they excuse nothing.
 	Fields FieldTypes
+	// Index is what is known of the target's index (deleted documents, fields holding
+	// several values), for the relation rule at exactly track_total_hits: whether the
+	// target's "gte" is one Elasticsearch could give there. Readiness reads it; the zero
+	// value knows nothing, and the rule then allows what either fact would allow.
+	Index IndexFacts
+	// OracleIndex is the same of the index the expected answers were made on (a live
+	// oracle, shadow's primary): whether its "gte" at exactly track_total_hits may hide a
+	// count of exactly N, so the target's "eq" is what Elasticsearch gives in another layout.
+	// The zero value knows nothing.
+	OracleIndex IndexFacts
+}
+
+// WithIndex returns a copy of o (nil is the strict defaults) holding what is known of the
+// target's index.
+func (o *Options) WithIndex(f IndexFacts) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	c.Index = f
+	return &c
+}
+
+// WithOracleIndex returns a copy of o (nil is the strict defaults) holding what is known of
+// the index the expected answers were made on.
+func (o *Options) WithOracleIndex(f IndexFacts) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	c.OracleIndex = f
+	return &c
 }
 
 // WithMapping returns a copy of o (nil is the strict defaults) whose Fields come from the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -102,6 +103,18 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 	for _, w := range t.Warnings() {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
+	// The relation rule at exactly track_total_hits needs the facts of the target's index, as
+	// check's readiness learns them, or the explanation would judge what check did not.
+	lb, err := lab.Open(ctx, lab.Config{Log: e.stderr}, f)
+	if err != nil {
+		return infra(err)
+	}
+	defer lb.Close()
+	facts, err := lb.IndexFacts(ctx, t)
+	if err != nil {
+		return infra(err)
+	}
+	opts = opts.WithIndex(facts)
 	x, err := suite.ExpectCase(ctx, src, f, c, totalHits)
 	if err != nil {
 		return infra(err)

@@ -200,6 +200,7 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 		report.WriteFindings(e.stdout, rr.Findings, "the fuzzing goes on; each finding fails it", false)
 		fmt.Fprintln(e.stdout)
 	}
+	opts = opts.WithIndex(rr.Index)
 	targetDo, err := fuzz.TargetDoer(t)
 	if err != nil {
 		return infra(err)
@@ -230,9 +231,13 @@ disagreement or broken invariant, 2 on a usage or infrastructure error or an int
 			return infra(err)
 		}
 		defer olb.Close()
-		if _, err := olb.Ready(ctx, ot); err != nil {
+		orr, err := olb.Ready(ctx, ot)
+		if err != nil {
 			return infra(fmt.Errorf("oracle %s is not ready: %w", ot.Redacted(), ot.Scrub(err)))
 		}
+		// Its "gte" at exactly track_total_hits lets the target say "eq" only where its own
+		// index's facts leave the count to the layout.
+		opts = opts.WithOracleIndex(orr.Index)
 		if oracleDo, err = fuzz.TargetDoer(ot); err != nil {
 			return infra(err)
 		}

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/target"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/load"
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/qdrant/go-client/qdrant"
 )
 
@@ -49,6 +51,9 @@ type Lab struct {
 
 	mu     sync.Mutex
 	logged map[string]string // by target, the last readiness line written to Config.Log
+
+	multiOnce sync.Once
+	multi     map[string]bool // the corpus's multi-valued fields, nil without a corpus
 }
 
 // logOnce writes a target's readiness line unless it is the one written last for that target:
@@ -117,6 +122,7 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 		}
 		ident, _ := json.Marshal(id)
 		res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": "none in the fixtures: not proved"}}
+		res.Index = l.indexFacts(ctx, tp, t, id.BuildFlavor, res.Probes)
 		if s := id.NotElasticsearch; s != "" {
 			res.Findings = []readiness.Finding{{Target: t.Name, Kind: readiness.KindIdentity, Summary: s}}
 		}
@@ -135,6 +141,7 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 	}
 	ident, _ := json.Marshal(p.Identity)
 	res := readiness.Result{Identity: ident, Probes: map[string]any{"corpus": p}, Findings: esFindings(t.Name, p)}
+	res.Index = l.indexFacts(ctx, tp, t, p.Identity.BuildFlavor, res.Probes)
 	if l.qc != nil {
 		qp, err := load.ProbeQdrant(ctx, l.qc, l.cfg.Collection, l.f, load.ProbeOptions{SampleDocs: l.cfg.SampleDocs})
 		if err != nil {
@@ -150,6 +157,67 @@ func (l *Lab) Ready(ctx context.Context, t *target.Target) (readiness.Result, er
 	}
 	return l.conclude(t.Name, res)
 }
+
+// indexFacts learns what the check's relation rule at exactly track_total_hits needs of the
+// target's index (conformance.IndexFacts): its deleted documents (load.ProbeDeletions,
+// recorded in probes as "deletions"), and the fields holding several values, from the
+// fixtures' corpus, which readiness has proved the index holds (unknown without a corpus).
+// A count of deletions that is not zero, or not known, widens the rule, and the log says so:
+// it is not a finding, since an index with deletions is served rightly. conform's embedded
+// engine (build flavor conform-embedded) is not asked: it serves no _stats, keeps no
+// segments and counts every query exactly, as Elasticsearch does an index loaded afresh.
+func (l *Lab) indexFacts(ctx context.Context, tp elastictransport.Interface, t *target.Target, flavor string, probes map[string]any) conformance.IndexFacts {
+	l.multiOnce.Do(func() {
+		if l.f.Docs == nil {
+			return
+		}
+		sources := make([][]byte, len(l.f.Docs))
+		for i, d := range l.f.Docs {
+			sources[i] = d.Source
+		}
+		l.multi = conformance.MultiValuedFields(sources)
+	})
+	if flavor == embeddedFlavor {
+		probes["deletions"] = "none: conform's embedded engine counts exactly"
+		return conformance.IndexFacts{Deletions: conformance.DeletionsNone, MultiValued: l.multi}
+	}
+	index := t.IndexFor(l.f.Workload.Index)
+	d := load.ProbeDeletions(ctx, tp, index)
+	probes["deletions"] = d
+	facts := conformance.IndexFacts{MultiValued: l.multi}
+	const widened = "a size-0 search matching exactly its track_total_hits may then answer hits.total.relation \"gte\" on Elasticsearch " +
+		"for term, range and exists queries too (Lucene collects them to count them), and the check accepts it"
+	switch {
+	case !d.Known:
+		if l.cfg.Log != nil {
+			l.logOnce(t.Name+"/deletions", fmt.Sprintf("%s: the deleted documents of index %s are not known (%s): conform assumes some; %s\n", t.Name, index, d.Why, widened))
+		}
+	case d.Deleted > 0:
+		facts.Deletions = conformance.DeletionsSome
+		if l.cfg.Log != nil {
+			l.logOnce(t.Name+"/deletions", fmt.Sprintf("%s: index %s holds %d deleted documents (%s), not yet merged away; %s\n", t.Name, index, d.Deleted, d.Via, widened))
+		}
+	default:
+		facts.Deletions = conformance.DeletionsNone
+	}
+	return facts
+}
+
+// IndexFacts learns what the check needs of a target's index without the rest of readiness
+// (conform explain checks one case): its deleted documents and, from the fixtures' corpus,
+// the fields holding several values. What it cannot learn stays unknown, and the log says so.
+func (l *Lab) IndexFacts(ctx context.Context, t *target.Target) (conformance.IndexFacts, error) {
+	tp, err := t.Transport()
+	if err != nil {
+		return conformance.IndexFacts{}, err
+	}
+	id, _ := load.ProbeIdentity(ctx, tp)
+	return l.indexFacts(ctx, tp, t, id.BuildFlavor, map[string]any{}), nil
+}
+
+// embeddedFlavor is the build flavor GET / of conform's embedded engine names
+// (oracle/engine's rootInfo).
+const embeddedFlavor = "conform-embedded"
 
 // conclude writes a target's findings to Config.Log and, with Config.RequireReady, turns
 // them into a refusal.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/conform-dev/conform/conformance"
 	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/readiness"
 	"github.com/conform-dev/conform/conformance/suite"
@@ -268,5 +270,67 @@ func TestReadyLogsTheVariantOnce(t *testing.T) {
 	}
 	if want := "es: index catalogue: mapping: the designed mapping, as the fixtures\n"; log.String() != want {
 		t.Errorf("log %q, want %q once", log.String(), want)
+	}
+}
+
+// Ready learns the facts of the target's index the relation rule needs: the deleted documents
+// GET /{index}/_stats/docs reports (assumed when it cannot say, and said in the log, not as a
+// finding), and the corpus's multi-valued fields.
+func TestReadyIndexFacts(t *testing.T) {
+	f := generate(t, 50)
+	sources := make([][]byte, len(f.Docs))
+	for i, d := range f.Docs {
+		sources[i] = d.Source
+	}
+	wantMulti := conformance.MultiValuedFields(sources)
+	for _, tc := range []struct {
+		name    string
+		deleted int64
+		noStats bool
+		want    conformance.Deletions
+		log     string // a line of the log holds it; "" for no deletions line
+	}{
+		{"none", 0, false, conformance.DeletionsNone, ""},
+		{"some", 7, false, conformance.DeletionsSome, "es: index catalogue holds 7 deleted documents (GET /catalogue/_stats/docs)"},
+		{"not served", 0, true, conformance.DeletionsUnknown, "es: the deleted documents of index catalogue are not known (GET /catalogue/_stats/docs: HTTP 405"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			es := loadtest.NewFakeES()
+			es.Deleted, es.NoStats = tc.deleted, tc.noStats
+			docs := map[string]string{}
+			for _, d := range f.Docs {
+				docs[d.ID] = string(d.Source)
+			}
+			es.AddIndex("catalogue", docs)
+			es.SetMapping("catalogue", string(f.Mapping))
+			srv := httptest.NewServer(es)
+			defer srv.Close()
+			tg, err := target.Parse("es="+srv.URL, target.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log strings.Builder
+			l, err := lab.Open(context.Background(), lab.Config{SampleDocs: 10, Log: &log}, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := l.Ready(context.Background(), tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rr.Index.Deletions != tc.want || len(rr.Findings) != 0 {
+				t.Errorf("deletions %s, findings %v; want %s and no finding", rr.Index.Deletions, rr.Findings, tc.want)
+			}
+			if !maps.Equal(rr.Index.MultiValued, wantMulti) || rr.Index.MultiValued == nil {
+				t.Errorf("multi-valued %v, want the corpus's %v", rr.Index.MultiValued, wantMulti)
+			}
+			if d, ok := rr.Probes["deletions"].(load.Deletions); !ok || d.Known == tc.noStats {
+				t.Errorf("probes record deletions %#v", rr.Probes["deletions"])
+			}
+			got := strings.Contains(log.String(), "deleted documents")
+			if tc.log == "" && got || tc.log != "" && !strings.Contains(log.String(), tc.log) {
+				t.Errorf("log %q, want a line holding %q", log.String(), tc.log)
+			}
+		})
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/conform-dev/conform/conformance"
 )
 
 // Kinds of finding.
@@ -54,11 +56,15 @@ func (f Finding) String() string {
 }
 
 // Result is what a readiness probe hands on for a target that may be checked: the identity
-// it answered (GET / or its stand-in), the probes' records for the manifest, and its findings.
+// it answered (GET / or its stand-in), the probes' records for the manifest, its findings,
+// and what it learnt of the index for the check (conformance.Options.Index: deleted
+// documents, fields holding several values). Facts it could not learn stay unknown, and the
+// check then allows what they could allow; that is said, not a finding.
 type Result struct {
 	Identity json.RawMessage
 	Probes   map[string]any
 	Findings []Finding
+	Index    conformance.IndexFacts
 }
 
 // Refused is the error of a target with findings when the user asked that findings refuse

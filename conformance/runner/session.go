@@ -374,6 +374,9 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 	}
 	// lastAnswer is when each target last answered, to say since when one stopped.
 	lastAnswer := make([]time.Time, len(r.Targets))
+	// Each target's check knows what its readiness learnt of its index (the relation rule at
+	// exactly track_total_hits needs its deleted documents and multi-valued fields).
+	checkOpts := make([]*conformance.Options, len(r.Targets))
 	for ti, t := range r.Targets {
 		rr, warn, err := r.ready(ctx, t, prepared[ti])
 		if err != nil {
@@ -387,6 +390,7 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 			return res, err
 		}
 		res.Targets[ti].Identity, res.Targets[ti].Probes = rr.Identity, rr.Probes
+		checkOpts[ti] = r.Settings.Check.WithIndex(rr.Index)
 		res.Findings = append(res.Findings, rr.Findings...)
 		lastAnswer[ti] = time.Now() // readiness ended with a response through the timed path
 		if warn != nil {
@@ -442,7 +446,7 @@ func (r *Run) Execute(ctx context.Context) (*report.Results, error) {
 					started := now().UTC()
 					tr, err := RunTrial(ctx, Trial{
 						Clients: n, Warmup: r.Settings.Warmup, Requests: r.Settings.Requests,
-						Cases: len(prepared[ti][op]), Keep: keep, Check: s.check(op, r.Settings.Check),
+						Cases: len(prepared[ti][op]), Keep: keep, Check: s.check(op, checkOpts[ti]),
 						Open: func(ctx context.Context, _ int) (target.Exchanger, error) {
 							return t.Open(ctx, r.Settings.Layer, prepared[ti][op])
 						},
@@ -561,7 +565,7 @@ func (r *Run) ready(ctx context.Context, t *target.Target, prepared map[string][
 	if err != nil {
 		return readiness.Result{}, nil, err
 	}
-	v := r.Suite.check(op, r.Settings.Check)(0, ex.Status, ex.Body)
+	v := r.Suite.check(op, r.Settings.Check.WithIndex(rr.Index))(0, ex.Status, ex.Body)
 	if v.Pass {
 		return rr, nil, nil
 	}

@@ -304,6 +304,10 @@ func (c Checker) Check(ctx context.Context, t *target.Target, f *fixtures.Fixtur
 		}
 		run.Findings = rr.Findings
 		last = time.Now()
+		// What readiness learnt of the target's index decides the relation rule at exactly
+		// track_total_hits; without readiness nothing is known, and the rule allows more.
+		opts = opts.WithIndex(rr.Index)
+		run.Options = opts
 	}
 	// Nothing is timed here, so the cases go through go-elasticsearch's transport (over one
 	// lean keep-alive connection, whose faults are classified as on the timed path).

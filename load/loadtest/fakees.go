@@ -19,7 +19,8 @@ import (
 // FakeES is an Elasticsearch (or OpenSearch) double for GET /, HEAD/PUT/DELETE /{index},
 // POST /{index}/_bulk, POST /{index}/_refresh, GET /{index}/_count, POST /{index}/_search
 // (only size 0 with track_total_hits true: a count), GET /{index}/_mapping (the mappings the
-// index was created with; 405 for an index added without one) and GET /{index}/_doc/{id}.
+// index was created with; 405 for an index added without one), GET /{index}/_stats/docs
+// (the documents stored, and Deleted) and GET /{index}/_doc/{id}.
 // Like Elasticsearch, _count sees only documents indexed before the last refresh, while a
 // GET by id sees every document.
 type FakeES struct {
@@ -66,6 +67,10 @@ type FakeES struct {
 	NoCount bool
 	// NoMappingAPI answers GET /{index}/_mapping with 405, as a gateway without the API may.
 	NoMappingAPI bool
+	// Deleted is the deleted documents GET /{index}/_stats/docs reports; NoStats answers it
+	// with 405, as a gateway without the API may.
+	Deleted int64
+	NoStats bool
 	// CountStep, when positive, makes the index asynchronous: after a refresh, each _count
 	// request sees at most CountStep more of the refreshed documents than the one before.
 	CountStep int
@@ -210,6 +215,15 @@ func (f *FakeES) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ok {
 			fmt.Fprintf(w, `{"took":1,"timed_out":false,"hits":{"total":{"value":%d,"relation":"eq"},"max_score":null,"hits":[]}}`, n)
 		}
+	case len(segs) == 3 && segs[1] == "_stats" && segs[2] == "docs" && r.Method == http.MethodGet && !f.NoStats:
+		ix := f.indexes[segs[0]]
+		if ix == nil {
+			writeErr(w, 404, "index_not_found_exception")
+			return
+		}
+		docs := fmt.Sprintf(`{"docs":{"count":%d,"deleted":%d}}`, len(ix.docs), f.Deleted)
+		fmt.Fprintf(w, `{"_shards":{"total":1,"successful":1,"failed":0},"_all":{"primaries":%s,"total":%s},"indices":{%q:{"primaries":%s,"total":%s}}}`,
+			docs, docs, segs[0], docs, docs)
 	case len(segs) == 2 && segs[1] == "_mapping" && r.Method == http.MethodGet:
 		f.mapping(w, segs[0])
 	case len(segs) == 3 && segs[1] == "_doc" && r.Method == http.MethodGet:
