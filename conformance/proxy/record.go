@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -252,9 +253,19 @@ func typeShape(b *strings.Builder, v any, index string) {
 			}
 			b.Write(fuzz.Marshal(k))
 			b.WriteByte(':')
-			if s, ok := x.Vals[i].(string); ok && (k == "index" || k == "_index") && s == index && index != "" {
-				b.WriteString(`"{index}"`)
-				continue
+			if k == "index" || k == "indices" || k == "_index" {
+				v := x.Vals[i]
+				if a, ok := v.([]any); ok && len(a) == 1 && k != "_index" {
+					v = a[0]
+				}
+				if s, ok := v.(string); ok && s == index && index != "" {
+					if _, arr := x.Vals[i].([]any); arr {
+						b.WriteString(`["{index}"]`)
+					} else {
+						b.WriteString(`"{index}"`)
+					}
+					continue
+				}
 			}
 			typeShape(b, x.Vals[i], index)
 		}
@@ -296,15 +307,30 @@ func shapeQuery(q string) string {
 	return strings.Join(parts, "&")
 }
 
-// placeholderPath writes the workload's index as {index} where the path names exactly it.
+// placeholderPath writes the workload's index as {index} where the path names exactly it,
+// and where a query string's "index" parameter does: Elasticsearch reads that parameter as
+// the path's index (the path's winning), and go-elasticsearch sends both for an _msearch of an
+// index. fixtures.Case.Request replaces {index} in the whole path, query string included.
 func placeholderPath(path, index string) string {
 	if index == "" {
 		return path
 	}
-	if path == "/"+index || strings.HasPrefix(path, "/"+index+"/") {
-		return "/" + fixtures.IndexPlaceholder + path[len(index)+1:]
+	p, q, hasQuery := strings.Cut(path, "?")
+	if p == "/"+index || strings.HasPrefix(p, "/"+index+"/") {
+		p = "/" + fixtures.IndexPlaceholder + p[len(index)+1:]
 	}
-	return path
+	if !hasQuery {
+		return p
+	}
+	params := strings.Split(q, "&")
+	for i, kv := range params {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "index" {
+			if u, err := url.QueryUnescape(v); err == nil && u == index {
+				params[i] = "index=" + fixtures.IndexPlaceholder
+			}
+		}
+	}
+	return p + "?" + strings.Join(params, "&")
 }
 
 // label makes an op label from words: lower case, [a-z0-9_], joined by '-', at most 64

@@ -182,7 +182,7 @@ func TestBookIndexInBody(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("msearch lines:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.HasPrefix(c.Shape, `POST /_msearch {"index":"{index}"}`) {
+	if !strings.HasPrefix(c.Shape, `POST /_msearch {"index":"{index}"}`) || !strings.Contains(c.Shape, `{"index":["{index}"],"preference":<str>}`) {
 		t.Errorf("shape %s", c.Shape)
 	}
 	r, err := c.Request("capidx-b", "true", nil)
@@ -204,6 +204,18 @@ func TestBookIndexInBody(t *testing.T) {
 	}
 	if r, _ := c.Request("capidx-b", "true", nil); string(r.Body) != `{"docs":[{"_index":"capidx-b","_id":"products"},{"_index":"other","_id":"b"}]}` {
 		t.Errorf("replayed mget body %s", r.Body)
+	}
+
+	// go-elasticsearch's _msearch of an index names it in the path and the query string.
+	ep, req = readReq("POST", "/products/_msearch?index=products&typed_keys=true", "{}\n{}\n")
+	if c, _, _, _ = b.Record(ep, req); c == nil || c.Path != "/{index}/_msearch?index={index}&typed_keys=true" {
+		t.Errorf("msearch with ?index=: %+v", c)
+	} else if r, _ := c.Request("capidx-b", "true", nil); r.Path != "/capidx-b/_msearch?index=capidx-b&typed_keys=true" {
+		t.Errorf("replayed path %s", r.Path)
+	}
+	ep, req = readReq("POST", "/products/_msearch?index=other", "{}\n{}\n")
+	if c, _, _, _ = b.Record(ep, req); c == nil || c.Path != "/{index}/_msearch?index=other" {
+		t.Errorf("msearch with another ?index=: %+v", c)
 	}
 
 	// A session starting with an _mget names the workload's index there too.
