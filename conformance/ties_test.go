@@ -339,3 +339,65 @@ func TestTieOrderMsearch(t *testing.T) {
 		})
 	}
 }
+
+// TestTieOrderMsearchProperties: TestTieOrderProperties on _msearch answers of two items,
+// each its own page of runs: reorderings within the runs of both items pass under
+// tie-order, and a swap across runs in either item fails as ids. Seeded.
+func TestTieOrderMsearchProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 5))
+	page := func() (hits []string, keys []int) {
+		size := 2 + r.IntN(10)
+		key := 0
+		for i := range size {
+			if i > 0 && r.IntN(3) == 0 {
+				key++
+			}
+			keys = append(keys, key)
+			hits = append(hits, fmt.Sprintf("d%d:%d", i, key))
+		}
+		return hits, keys
+	}
+	shuffle := func(hits []string, keys []int) []string {
+		out := append([]string(nil), hits...)
+		for i := 0; i < len(out); {
+			j := i
+			for j < len(out) && keys[j] == keys[i] {
+				j++
+			}
+			r.Shuffle(j-i, func(a, b int) { out[i+a], out[i+b] = out[i+b], out[i+a] })
+			i = j
+		}
+		return out
+	}
+	opts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+	for n := range 200 {
+		h0, k0 := page()
+		h1, k1 := page()
+		total := func(h []string) string { return fmt.Sprintf("%d/eq", len(h)) }
+		x, err := Compile(200, []byte(msearchPage(tiePage(total(h0), false, h0...), tiePage(total(h1), false, h1...))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.ForRequest([]byte(fmt.Sprintf("{}\n{\"size\":%d}\n{\"index\":\"i\"}\n{\"size\":%d}\n", len(h0), len(h1))))
+		s0, s1 := shuffle(h0, k0), shuffle(h1, k1)
+		got := msearchPage(tiePage(total(h0), false, s0...), tiePage(total(h1), false, s1...))
+		if res := x.Check(200, []byte(got), opts); !res.Pass {
+			t.Fatalf("answer %d: a reordering within ties fails:\n%s", n, res)
+		}
+		item, hits, keys := 0, s0, k0
+		if r.IntN(2) == 1 {
+			item, hits, keys = 1, s1, k1
+		}
+		a, b := r.IntN(len(hits)), r.IntN(len(hits))
+		if keys[a] == keys[b] {
+			continue
+		}
+		across := append([]string(nil), hits...)
+		across[a], across[b] = across[b], across[a]
+		items := []string{tiePage(total(h0), false, s0...), tiePage(total(h1), false, s1...)}
+		items[item] = tiePage(total(hits), false, across...)
+		if res := x.Check(200, []byte(msearchPage(items...)), opts); res.Pass || !slices.Contains(res.FailingClasses(), ClassIDs) {
+			t.Fatalf("answer %d: item %d's hits %d and %d swapped across ties pass:\n%s", n, item, a, b, res)
+		}
+	}
+}
