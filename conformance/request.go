@@ -25,11 +25,8 @@ func (x *Expectation) ForRequest(body []byte) *Expectation {
 			x.relevance = x.relevance || pos[0] == 0 && hasHits(&x.root)
 		}
 	case KindMsearch:
-		// Lines alternate: a header, then the search's body.
-		lines := bytes.Split(bytes.TrimRight(body, "\n"), []byte("\n"))
-		for i := 0; i+1 < len(lines); i += 2 {
-			item := i / 2
-			pos := scoreSortKeys(gjson.GetBytes(lines[i+1], "sort"))
+		for item, search := range msearchBodies(body) {
+			pos := scoreSortKeys(gjson.GetBytes(search, "sort"))
 			if len(pos) == 0 {
 				continue
 			}
@@ -43,6 +40,19 @@ func (x *Expectation) ForRequest(body []byte) *Expectation {
 		}
 	}
 	return x
+}
+
+// msearchBodies returns the search body of each item of an _msearch request, in order. Lines
+// alternate, a header then the search's body, as Elasticsearch 8.15 reads them
+// (MultiSearchRequest#readMultiLineFormat): an empty line is an empty header (the first line
+// too, outside the 7.x compatibility API), so it counts as a line here.
+func msearchBodies(body []byte) [][]byte {
+	lines := bytes.Split(bytes.TrimRight(body, "\n"), []byte("\n"))
+	var out [][]byte
+	for i := 0; i+1 < len(lines); i += 2 {
+		out = append(out, lines[i+1])
+	}
+	return out
 }
 
 func hasHits(search *value) bool {

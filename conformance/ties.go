@@ -35,39 +35,132 @@ import (
 //     displaced are not missed. A hit whose sort values are not the group's fails as sort.
 //   - Without the request (ForRequest), from is taken as 0 and size as the expected hit
 //     count.
+//   - An _msearch answer holds a search answer per item (responses[i]), and each is judged
+//     by these rules on its own: its groups, its hits.total, from and size of its own body
+//     line in the request (the line after the item's header), and its differences are
+//     reported under its path ("responses[3].hits.hits[0:4]"). A hit never moves between
+//     items.
 //
 // Nothing else changes: totals, aggregations, max_score and every other hit are compared as
 // without the rule, and the rule never makes a response fail that passes without it.
 
 // checkTies re-checks a response whose hits failed, with the actual hits put in the expected
 // order within each tie group. res is the strict result; the returned result replaces it
-// when the rule applies, and is res itself otherwise.
+// when the rule applies, and is res itself otherwise. An _msearch answer is a search answer
+// per item (responses[i]); the rule applies to each item on its own, with that item's
+// request body for from and size, and reports under the item's path.
 func (x *Expectation) checkTies(status int, body []byte, res Result, opts *Options) Result {
-	if x.kind != KindSearch || status != x.status || !failsInHits(res.Diffs) {
-		return res
-	}
-	want := x.root.member("hits").member("hits")
-	if want == nil || want.kind != kArray || len(want.elems) < 1 {
-		return res
-	}
-	groups := x.tieGroups(want)
-	if groups == nil {
+	if status != x.status || x.kind != KindSearch && x.kind != KindMsearch {
 		return res
 	}
 	got, err := parse(body)
 	if err != nil {
 		return res
 	}
-	gotList := got.member("hits").member("hits")
-	if gotList == nil || gotList.kind != kArray || len(gotList.elems) != len(want.elems) {
+	var plans []tiePlan
+	switch x.kind {
+	case KindSearch:
+		if !failsInHits(res.Diffs, "") {
+			return res
+		}
+		if p := x.planTies(&x.root, &got, x.request, ""); p != nil {
+			plans = append(plans, *p)
+		}
+	case KindMsearch:
+		want, gotItems := x.root.member("responses"), got.member("responses")
+		if gotItems == nil || gotItems.kind != kArray || len(gotItems.elems) != len(want.elems) {
+			return res
+		}
+		var bodies [][]byte
+		if len(x.request) > 0 {
+			bodies = msearchBodies(x.request)
+		}
+		for i := range want.elems {
+			prefix := fmt.Sprintf("responses[%d].", i)
+			if !failsInHits(res.Diffs, prefix) {
+				continue
+			}
+			var req []byte
+			if i < len(bodies) {
+				req = bodies[i]
+			}
+			if p := x.planTies(&want.elems[i], &gotItems.elems[i], req, prefix); p != nil {
+				plans = append(plans, *p)
+			}
+		}
+	}
+	if len(plans) == 0 {
 		return res
 	}
-	order := make([]int, len(want.elems)) // order[i]: the actual hit placed at position i
+	// The actual body with its hits in expected order, spliced from the raw spans so every
+	// byte of every hit is the target's own. The plans are in body order (one search, or
+	// the items in turn), so their spans do not overlap and come one after the other.
+	var b []byte
+	at := 0
+	for _, p := range plans {
+		b = append(b, body[at:p.gotList.off]...)
+		b = append(b, '[')
+		for i, j := range p.order {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, p.gotList.elems[j].raw...)
+		}
+		b = append(b, ']')
+		at = p.gotList.off + len(p.gotList.raw)
+	}
+	b = append(b, body[at:]...)
+	inner := *opts
+	inner.Relax = nil
+	for _, r := range opts.Relax {
+		if r != RelaxTieOrder {
+			inner.Relax = append(inner.Relax, r)
+		}
+	}
+	out := x.Check(status, b, &inner)
+	for _, p := range plans {
+		out.Diffs = p.report(out.Diffs)
+	}
+	out.Pass = true
+	for _, d := range out.Diffs {
+		if d.Fails {
+			out.Pass = false
+		}
+	}
+	return out
+}
+
+// tiePlan is the rule's work on one search answer: the actual hits' order that puts them in
+// the expected order within each tie group, and what it excused.
+type tiePlan struct {
+	prefix   string // "" for a search, "responses[i]." for an _msearch item
+	want     *value // the expected hits
+	gotList  *value // the actual hits
+	order    []int  // order[i]: the actual hit placed at position i
+	moved    [][2]int
+	unjudged map[int]*tieGroup // positions holding a hit the expected group lacks
+}
+
+// planTies groups the expected hits of one search answer and orders the actual ones; nil
+// when the rule has nothing to do there. request is that search's body, nil when unknown.
+func (x *Expectation) planTies(wantSearch, gotSearch *value, request []byte, prefix string) *tiePlan {
+	want := wantSearch.member("hits").member("hits")
+	if want == nil || want.kind != kArray || len(want.elems) < 1 {
+		return nil
+	}
+	groups := tieGroups(wantSearch, want, request)
+	if groups == nil {
+		return nil
+	}
+	gotList := gotSearch.member("hits").member("hits")
+	if gotList == nil || gotList.kind != kArray || len(gotList.elems) != len(want.elems) {
+		return nil
+	}
+	p := &tiePlan{prefix: prefix, want: want, gotList: gotList, order: make([]int, len(want.elems)), unjudged: map[int]*tieGroup{}}
+	order := p.order
 	for i := range order {
 		order[i] = i
 	}
-	var moved [][2]int              // groups whose members came in another order
-	unjudged := map[int]*tieGroup{} // positions holding a hit the expected group lacks
 	for gi := range groups {
 		g := &groups[gi]
 		used := make([]bool, g.end-g.start)
@@ -90,48 +183,34 @@ func (x *Expectation) checkTies(status int, body []byte, res Result, opts *Optio
 			if !used[j-g.start] {
 				order[free[k]] = j
 				if g.open {
-					unjudged[free[k]] = g
+					p.unjudged[free[k]] = g
 				}
 				k++
 			}
 		}
 		for i := g.start; i < g.end; i++ {
 			if order[i] != i {
-				moved = append(moved, [2]int{g.start, g.end})
+				p.moved = append(p.moved, [2]int{g.start, g.end})
 				break
 			}
 		}
 	}
-	if len(moved) == 0 && len(unjudged) == 0 {
-		return res
+	if len(p.moved) == 0 && len(p.unjudged) == 0 {
+		return nil
 	}
-	// The actual body with its hits in expected order, spliced from the raw spans so every
-	// byte of every hit is the target's own.
-	var b []byte
-	b = append(b, body[:gotList.off]...)
-	b = append(b, '[')
-	for i, j := range order {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, gotList.elems[j].raw...)
-	}
-	b = append(b, ']')
-	b = append(b, body[gotList.off+len(gotList.raw):]...)
-	inner := *opts
-	inner.Relax = nil
-	for _, r := range opts.Relax {
-		if r != RelaxTieOrder {
-			inner.Relax = append(inner.Relax, r)
-		}
-	}
-	out := x.Check(status, b, &inner)
-	for i, g := range unjudged {
-		hit := &gotList.elems[order[i]]
-		idPath := fmt.Sprintf("hits.hits[%d]._id", i)
+	return p
+}
+
+// report adjusts the differences of the re-check for one search answer: an unjudged member of
+// an open tie stops failing as ids if its sort values (score) are the group's, and fails as
+// sort (score) if not; each reordered group is reported, relaxed by tie-order.
+func (p *tiePlan) report(diffs []Difference) []Difference {
+	for i, g := range p.unjudged {
+		hit := &p.gotList.elems[p.order[i]]
+		idPath := fmt.Sprintf("%shits.hits[%d]._id", p.prefix, i)
 		same := sameValue(g.key, g.keyOf(hit))
-		for k := range out.Diffs {
-			if d := &out.Diffs[k]; d.Path == idPath && d.Class == ClassIDs {
+		for k := range diffs {
+			if d := &diffs[k]; d.Path == idPath && d.Class == ClassIDs {
 				if same {
 					d.Fails, d.Relaxed = false, RelaxTieOrder
 					d.Want = fmt.Sprintf("<a member of the tie %s open at the page edge> (expected %s)", appendJSON(nil, g.key), d.Want)
@@ -143,26 +222,20 @@ func (x *Expectation) checkTies(status int, body []byte, res Result, opts *Optio
 			if v := g.keyOf(hit); v != nil {
 				got = string(appendJSON(nil, v))
 			}
-			out.Diffs = append(out.Diffs, Difference{Class: g.class(), Path: fmt.Sprintf("hits.hits[%d].%s", i, g.field()),
+			diffs = append(diffs, Difference{Class: g.class(), Path: fmt.Sprintf("%shits.hits[%d].%s", p.prefix, i, g.field()),
 				Want: string(appendJSON(nil, g.key)), Got: got, Fails: true})
 		}
 	}
-	for _, m := range moved {
+	for _, m := range p.moved {
 		var w, gt []string
 		for i := m[0]; i < m[1]; i++ {
-			w = append(w, hitID(&want.elems[i]))
-			gt = append(gt, hitID(&gotList.elems[i]))
+			w = append(w, hitID(&p.want.elems[i]))
+			gt = append(gt, hitID(&p.gotList.elems[i]))
 		}
-		out.Diffs = append(out.Diffs, Difference{Class: ClassIDs, Path: fmt.Sprintf("hits.hits[%d:%d]", m[0], m[1]),
+		diffs = append(diffs, Difference{Class: ClassIDs, Path: fmt.Sprintf("%shits.hits[%d:%d]", p.prefix, m[0], m[1]),
 			Want: quoteList(w), Got: quoteList(gt) + " (the hits are compared in the expected order)", Relaxed: RelaxTieOrder})
 	}
-	out.Pass = true
-	for _, d := range out.Diffs {
-		if d.Fails {
-			out.Pass = false
-		}
-	}
-	return out
+	return diffs
 }
 
 // tieGroup is a run of expected hits [start, end) with one sort tuple (or score).
@@ -197,7 +270,7 @@ func (g *tieGroup) class() Class {
 // tieGroups returns the expected hits' tie groups that matter: those of more than one hit,
 // and an open group at a page edge. nil when the hits cannot be grouped (a hit without sort
 // values under a field sort, or without a numeric score in relevance order).
-func (x *Expectation) tieGroups(hits *value) []tieGroup {
+func tieGroups(search, hits *value, request []byte) []tieGroup {
 	relevance := hits.elems[0].member("sort") == nil
 	keyOf := (&tieGroup{relevance: relevance}).keyOf
 	for i := range hits.elems {
@@ -207,15 +280,15 @@ func (x *Expectation) tieGroups(hits *value) []tieGroup {
 		}
 	}
 	from, size := 0, len(hits.elems)
-	if len(x.request) > 0 {
-		req := gjson.ParseBytes(x.request)
+	if len(request) > 0 {
+		req := gjson.ParseBytes(request)
 		from, size = int(req.Get("from").Int()), 10
 		if s := req.Get("size"); s.Exists() {
 			size = int(s.Int())
 		}
 	}
 	more := len(hits.elems) >= size // a full page: documents may follow it
-	if total := x.root.member("hits").member("total"); more && total != nil {
+	if total := search.member("hits").member("total"); more && total != nil {
 		v, rel := total.member("value"), total.member("relation")
 		if v != nil && rel != nil && rel.str == "eq" {
 			if n, err := strconv.Atoi(v.raw); err == nil && n <= from+len(hits.elems) {
@@ -243,10 +316,11 @@ func (x *Expectation) tieGroups(hits *value) []tieGroup {
 	return out
 }
 
-// failsInHits reports whether a failing difference lies in the hits array.
-func failsInHits(diffs []Difference) bool {
+// failsInHits reports whether a failing difference lies in the hits array of the search
+// answer at prefix ("" or an _msearch item's "responses[i].").
+func failsInHits(diffs []Difference, prefix string) bool {
 	for _, d := range diffs {
-		if d.Fails && strings.HasPrefix(d.Path, "hits.hits[") {
+		if d.Fails && strings.HasPrefix(d.Path, prefix) && strings.HasPrefix(d.Path[len(prefix):], "hits.hits[") {
 			return true
 		}
 	}

@@ -223,3 +223,181 @@ func TestTieOrderProperties(t *testing.T) {
 		}
 	}
 }
+
+// msearchPage renders an _msearch answer of search answers made by tiePage, each item
+// followed by its "status", as Elasticsearch writes them.
+func msearchPage(items ...string) string {
+	for i, it := range items {
+		items[i] = strings.TrimSuffix(it, "}") + `,"status":200}`
+	}
+	return `{"took":2,"responses":[` + strings.Join(items, ",") + `]}`
+}
+
+func withAggs(page, aggs string) string {
+	return strings.Replace(page, `"hits":{`, `"aggregations":`+aggs+`,"hits":{`, 1)
+}
+
+// TestTieOrderMsearch: the tie rule applies to each item of an _msearch answer on its own,
+// with the item's own body line for from and size, and reports under the item's path.
+func TestTieOrderMsearch(t *testing.T) {
+	tieOpts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+	cases := []struct {
+		name      string
+		request   string
+		want, got []string // per item
+		pass      bool
+		failing   []Class
+		relaxed   []string
+	}{
+		{name: "a tie reordered in the second item passes; reported under its path",
+			request: "{}\n{\"size\":5}\n{\"index\":\"i\"}\n{\"size\":5}\n",
+			want:    []string{tiePage("2/eq", false, "a:1", "b:2"), tiePage("5/eq", false, "a:1", "b:2", "c:2", "d:2", "e:3")},
+			got:     []string{tiePage("2/eq", false, "a:1", "b:2"), tiePage("5/eq", false, "a:1", "d:2", "b:2", "c:2", "e:3")},
+			pass:    true, relaxed: []string{"responses[1].hits.hits[1:4]"}},
+		{name: "ties reordered in two items: each reported",
+			request: "{}\n{\"size\":3}\n{}\n{\"size\":3}\n",
+			want:    []string{tiePage("3/eq", false, "a:1", "b:1", "c:2"), tiePage("3/eq", true, "x:2.0", "y:1.0", "z:1.0")},
+			got:     []string{tiePage("3/eq", false, "b:1", "a:1", "c:2"), tiePage("3/eq", true, "x:2.0", "z:1.0", "y:1.0")},
+			pass:    true, relaxed: []string{"responses[0].hits.hits[0:2]", "responses[1].hits.hits[1:3]"}},
+		{name: "a hit from another group of the item fails",
+			request: "{}\n{\"size\":4}\n",
+			want:    []string{tiePage("4/eq", false, "a:1", "b:1", "c:2", "d:2")},
+			got:     []string{tiePage("4/eq", false, "a:1", "c:2", "b:1", "d:2")},
+			failing: []Class{ClassIDs}},
+		{name: "the items' hits swapped: no tie spans two items",
+			request: "{}\n{\"size\":2}\n{}\n{\"size\":2}\n",
+			want:    []string{tiePage("2/eq", false, "a:1", "b:1"), tiePage("2/eq", false, "c:1", "d:1")},
+			got:     []string{tiePage("2/eq", false, "c:1", "d:1"), tiePage("2/eq", false, "a:1", "b:1")},
+			failing: []Class{ClassIDs}},
+		{name: "a reordered item's totals still fail",
+			request: "{}\n{\"size\":3}\n",
+			want:    []string{tiePage("3/eq", false, "a:1", "b:1", "c:2")},
+			got:     []string{tiePage("4/eq", false, "b:1", "a:1", "c:2")},
+			failing: []Class{ClassTotals}},
+		{name: "a reordered item's aggregations still fail",
+			request: "{}\n{\"size\":2,\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}\n",
+			want:    []string{withAggs(tiePage("2/eq", false, "a:1", "b:1"), `{"m":{"value":1.0}}`)},
+			got:     []string{withAggs(tiePage("2/eq", false, "b:1", "a:1"), `{"m":{"value":2.0}}`)},
+			failing: []Class{ClassAggregations}},
+		{name: "a reordered item beside an item whose source differs still fails",
+			request: "{}\n{\"size\":2}\n{}\n{\"size\":1}\n",
+			want:    []string{tiePage("2/eq", false, "a:1", "b:1"), tiePage("1/eq", false, `c:1:{"n":1}`)},
+			got:     []string{tiePage("2/eq", false, "b:1", "a:1"), tiePage("1/eq", false, `c:1:{"n":2}`)},
+			failing: []Class{ClassSources}},
+		{name: "the item's own size opens its last tie (size 3, a full page)",
+			request: "{}\n{\"size\":10}\n{}\n{\"size\":3}\n",
+			want:    []string{tiePage("1/eq", false, "z:0"), tiePage("9/eq", false, "a:1", "b:5", "c:5")},
+			got:     []string{tiePage("1/eq", false, "z:0"), tiePage("9/eq", false, "a:1", "c:5", "q:5")},
+			pass:    true, relaxed: []string{"responses[1].hits.hits[1]._id", "responses[1].hits.hits[1:3]"}},
+		{name: "the item's own size closes its last tie (size 10, a short page): another member fails",
+			request: "{}\n{\"size\":3}\n{}\n{\"size\":10}\n",
+			want:    []string{tiePage("1/eq", false, "z:0"), tiePage("9/gte", false, "a:1", "b:5", "c:5")},
+			got:     []string{tiePage("1/eq", false, "z:0"), tiePage("9/gte", false, "a:1", "c:5", "q:5")},
+			failing: []Class{ClassIDs}},
+		{name: "an empty first header line is a header: the second line is the body",
+			request: "\n{\"size\":3,\"from\":3}\n",
+			want:    []string{tiePage("6/eq", false, "a:1", "b:1", "c:5")},
+			got:     []string{tiePage("6/eq", false, "q:1", "a:1", "c:5")},
+			pass:    true, relaxed: []string{"responses[0].hits.hits[1]._id", "responses[0].hits.hits[0:2]"}},
+		{name: "another hit count in an item is not a tie question",
+			request: "{}\n{\"size\":3}\n",
+			want:    []string{tiePage("3/eq", false, "a:1", "b:1", "c:1")},
+			got:     []string{tiePage("3/eq", false, "b:1", "a:1")},
+			failing: []Class{ClassIDs}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := Compile(200, []byte(msearchPage(tc.want...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Kind() != KindMsearch {
+				t.Fatalf("kind %s", x.Kind())
+			}
+			x.ForRequest([]byte(tc.request))
+			got := []byte(msearchPage(tc.got...))
+			strict := x.Check(200, got, nil)
+			r := x.Check(200, got, tieOpts)
+			if strict.Pass {
+				t.Fatalf("the strict check passes it: the row tests nothing\n%s", strict)
+			}
+			if r.Pass != tc.pass {
+				t.Fatalf("pass = %v, want %v\n%s", r.Pass, tc.pass, r)
+			}
+			if !tc.pass && !slices.Equal(r.FailingClasses(), tc.failing) {
+				t.Errorf("failing classes %v, want %v\n%s", r.FailingClasses(), tc.failing, r)
+			}
+			var relaxed []string
+			for _, d := range r.Diffs {
+				if d.Relaxed == RelaxTieOrder {
+					relaxed = append(relaxed, d.Path)
+				}
+			}
+			if tc.pass && !slices.Equal(relaxed, tc.relaxed) {
+				t.Errorf("relaxed paths %v, want %v\n%s", relaxed, tc.relaxed, r)
+			}
+		})
+	}
+}
+
+// TestTieOrderMsearchProperties: TestTieOrderProperties on _msearch answers of two items,
+// each its own page of runs: reorderings within the runs of both items pass under
+// tie-order, and a swap across runs in either item fails as ids. Seeded.
+func TestTieOrderMsearchProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 5))
+	page := func() (hits []string, keys []int) {
+		size := 2 + r.IntN(10)
+		key := 0
+		for i := range size {
+			if i > 0 && r.IntN(3) == 0 {
+				key++
+			}
+			keys = append(keys, key)
+			hits = append(hits, fmt.Sprintf("d%d:%d", i, key))
+		}
+		return hits, keys
+	}
+	shuffle := func(hits []string, keys []int) []string {
+		out := append([]string(nil), hits...)
+		for i := 0; i < len(out); {
+			j := i
+			for j < len(out) && keys[j] == keys[i] {
+				j++
+			}
+			r.Shuffle(j-i, func(a, b int) { out[i+a], out[i+b] = out[i+b], out[i+a] })
+			i = j
+		}
+		return out
+	}
+	opts := &Options{Relax: []Relaxation{RelaxTieOrder}}
+	for n := range 200 {
+		h0, k0 := page()
+		h1, k1 := page()
+		total := func(h []string) string { return fmt.Sprintf("%d/eq", len(h)) }
+		x, err := Compile(200, []byte(msearchPage(tiePage(total(h0), false, h0...), tiePage(total(h1), false, h1...))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.ForRequest([]byte(fmt.Sprintf("{}\n{\"size\":%d}\n{\"index\":\"i\"}\n{\"size\":%d}\n", len(h0), len(h1))))
+		s0, s1 := shuffle(h0, k0), shuffle(h1, k1)
+		got := msearchPage(tiePage(total(h0), false, s0...), tiePage(total(h1), false, s1...))
+		if res := x.Check(200, []byte(got), opts); !res.Pass {
+			t.Fatalf("answer %d: a reordering within ties fails:\n%s", n, res)
+		}
+		item, hits, keys := 0, s0, k0
+		if r.IntN(2) == 1 {
+			item, hits, keys = 1, s1, k1
+		}
+		a, b := r.IntN(len(hits)), r.IntN(len(hits))
+		if keys[a] == keys[b] {
+			continue
+		}
+		across := append([]string(nil), hits...)
+		across[a], across[b] = across[b], across[a]
+		items := []string{tiePage(total(h0), false, s0...), tiePage(total(h1), false, s1...)}
+		items[item] = tiePage(total(hits), false, across...)
+		if res := x.Check(200, []byte(msearchPage(items...)), opts); res.Pass || !slices.Contains(res.FailingClasses(), ClassIDs) {
+			t.Fatalf("answer %d: item %d's hits %d and %d swapped across ties pass:\n%s", n, item, a, b, res)
+		}
+	}
+}

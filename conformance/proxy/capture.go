@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/conform-dev/conform/conformance/report"
 )
 
 // File names capture and shadow write.
@@ -233,33 +235,10 @@ func (c *Capture) write(finished bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(c.cfg.Out, WorkloadFile), wl); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(c.cfg.Out, WorkloadFile), wl); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(c.cfg.Out, CaptureFile), append(sj, '\n'))
-}
-
-// writeAtomic replaces a file with data in one rename, so a reader (or a kill) never sees
-// half of it.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return report.WriteFileAtomic(filepath.Join(c.cfg.Out, CaptureFile), append(sj, '\n'))
 }
 
 // WriteText prints the summary for people.

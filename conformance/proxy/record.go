@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -92,10 +93,18 @@ func reduce(ep Endpoint, r *Request, index string) (*recorded, string) {
 	switch {
 	case len(body) == 0:
 	case ep.Name == "msearch":
-		for _, line := range bytes.Split(body, []byte("\n")) {
+		// Lines alternate, a header then a search body, and an empty line is an empty
+		// header, the first line too (Elasticsearch 8.15's
+		// MultiSearchRequest#readMultiLineFormat outside the 7.x compatibility API): it is
+		// kept as {}, which Elasticsearch reads alike, so the pairs stay aligned. An empty
+		// body line Elasticsearch refuses; it has no place in a case's lines.
+		for i, line := range msearchLines(r.Body) {
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
-				continue
+				if i%2 == 1 {
+					return nil, "body not NDJSON"
+				}
+				line = []byte("{}")
 			}
 			var c bytes.Buffer
 			if err := json.Compact(&c, line); err != nil {
@@ -137,6 +146,16 @@ func reduce(ep Endpoint, r *Request, index string) (*recorded, string) {
 	}
 	rec.key = k.String()
 	rec.words, rec.shape = describe(ep, r, tree, rec.ndjson, index)
+	if index != "" {
+		// The workload's index in the body, where the request builder puts the target's
+		// back (fixtures.Case.Request): an _msearch header's index, an _mget doc's _index.
+		for i := 0; i < len(rec.ndjson); i += 2 {
+			rec.ndjson[i] = fixtures.ReplaceMsearchHeaderIndex(rec.ndjson[i], index, fixtures.IndexPlaceholder)
+		}
+		if ep.Name == "mget" && rec.body != nil {
+			rec.body = fixtures.ReplaceMgetIndex(rec.body, index, fixtures.IndexPlaceholder)
+		}
+	}
 	if ep.Name == "get" && (rec.body != nil || strings.HasPrefix(rec.path, "/_")) {
 		// The built-in get reads one document of an index without a body; this one is
 		// a captured kind of its own.
@@ -234,9 +253,19 @@ func typeShape(b *strings.Builder, v any, index string) {
 			}
 			b.Write(fuzz.Marshal(k))
 			b.WriteByte(':')
-			if s, ok := x.Vals[i].(string); ok && (k == "index" || k == "_index") && s == index && index != "" {
-				b.WriteString(`"{index}"`)
-				continue
+			if k == "index" || k == "indices" || k == "_index" {
+				v := x.Vals[i]
+				if a, ok := v.([]any); ok && len(a) == 1 && k != "_index" {
+					v = a[0]
+				}
+				if s, ok := v.(string); ok && s == index && index != "" {
+					if _, arr := x.Vals[i].([]any); arr {
+						b.WriteString(`["{index}"]`)
+					} else {
+						b.WriteString(`"{index}"`)
+					}
+					continue
+				}
 			}
 			typeShape(b, x.Vals[i], index)
 		}
@@ -278,15 +307,30 @@ func shapeQuery(q string) string {
 	return strings.Join(parts, "&")
 }
 
-// placeholderPath writes the workload's index as {index} where the path names exactly it.
+// placeholderPath writes the workload's index as {index} where the path names exactly it,
+// and where a query string's "index" parameter does: Elasticsearch reads that parameter as
+// the path's index (the path's winning), and go-elasticsearch sends both for an _msearch of an
+// index. fixtures.Case.Request replaces {index} in the whole path, query string included.
 func placeholderPath(path, index string) string {
 	if index == "" {
 		return path
 	}
-	if path == "/"+index || strings.HasPrefix(path, "/"+index+"/") {
-		return "/" + fixtures.IndexPlaceholder + path[len(index)+1:]
+	p, q, hasQuery := strings.Cut(path, "?")
+	if p == "/"+index || strings.HasPrefix(p, "/"+index+"/") {
+		p = "/" + fixtures.IndexPlaceholder + p[len(index)+1:]
 	}
-	return path
+	if !hasQuery {
+		return p
+	}
+	params := strings.Split(q, "&")
+	for i, kv := range params {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "index" {
+			if u, err := url.QueryUnescape(v); err == nil && u == index {
+				params[i] = "index=" + fixtures.IndexPlaceholder
+			}
+		}
+	}
+	return p + "?" + strings.Join(params, "&")
 }
 
 // label makes an op label from words: lower case, [a-z0-9_], joined by '-', at most 64
@@ -359,8 +403,10 @@ func (b *Book) Index() string { return b.index }
 // given. A request of a new case beyond Max for its label is counted in Dropped and returns
 // no case, but its label.
 func (b *Book) Record(ep Endpoint, r *Request) (c *Case, label string, isNew bool, reason string) {
-	if b.index == "" && ep.Index != "" && !strings.ContainsAny(ep.Index, ",*") {
-		b.index = ep.Index
+	if b.index == "" {
+		if name := namedIndex(ep, r); name != "" && !strings.ContainsAny(name, ",*") {
+			b.index = name
+		}
 	}
 	rec, reason := reduce(ep, r, b.index)
 	if rec == nil {
@@ -368,6 +414,43 @@ func (b *Book) Record(ep Endpoint, r *Request) (c *Case, label string, isNew boo
 	}
 	c, label, isNew = b.add(rec)
 	return c, label, isNew, ""
+}
+
+// msearchLines splits an _msearch body into its lines, each ended by a newline as
+// Elasticsearch reads them: what follows the last newline is not a line when it is blank,
+// and blank lines at the end in a header's position are dropped (a header without a search
+// body after it is no search).
+func msearchLines(body []byte) [][]byte {
+	lines := bytes.Split(body, []byte("\n"))
+	if len(bytes.TrimSpace(lines[len(lines)-1])) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for len(lines) > 0 && len(lines)%2 == 1 && len(bytes.TrimSpace(lines[len(lines)-1])) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// namedIndex is the index a read names: its path's, or else the first index an _msearch's
+// header lines name, or an _mget's docs (a client such as go-elasticsearch sends both to
+// /_msearch and /_mget, naming the index only in the body).
+func namedIndex(ep Endpoint, r *Request) string {
+	if ep.Index != "" {
+		return ep.Index
+	}
+	switch ep.Name {
+	case "msearch":
+		for i, line := range msearchLines(r.Body) {
+			if i%2 == 0 {
+				if name := fixtures.MsearchHeaderIndex(bytes.TrimSpace(line)); name != "" {
+					return name
+				}
+			}
+		}
+	case "mget":
+		return fixtures.MgetIndex(r.Body)
+	}
+	return ""
 }
 
 func (b *Book) add(rec *recorded) (*Case, string, bool) {

@@ -153,3 +153,81 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestBookIndexInBody: the workload's index in an _msearch's header lines and an _mget's docs
+// is written {index} (only where it is exactly that index), a session naming its index only
+// there makes it the workload's, an empty header line is kept as {}, and the request
+// builder puts another index back in those places alone.
+func TestBookIndexInBody(t *testing.T) {
+	b := NewBook("")
+	ms := "{\"index\":\"products\"}\n{\"query\":{\"term\":{\"index\":\"products\"}}}\n" +
+		"\n{\"size\":1}\n" +
+		"{\"index\":[\"products\"],\"preference\":\"products\"}\n{}\n" +
+		"{\"index\":\"other\"}\n{}\n" +
+		"{\"index\":\"products,other\"}\n{}\n"
+	ep, req := readReq("POST", "/_msearch", ms, "Content-Type", "application/x-ndjson")
+	c, _, _, reason := b.Record(ep, req)
+	if c == nil {
+		t.Fatalf("msearch not recorded: %s", reason)
+	}
+	if b.Index() != "products" {
+		t.Fatalf("the workload's index is %q, want the one the header names", b.Index())
+	}
+	var lines []string
+	for _, l := range c.NDJSON {
+		lines = append(lines, string(l))
+	}
+	want := []string{`{"index":"{index}"}`, `{"query":{"term":{"index":"products"}}}`, `{}`, `{"size":1}`,
+		`{"index":["{index}"],"preference":"products"}`, `{}`, `{"index":"other"}`, `{}`, `{"index":"products,other"}`, `{}`}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("msearch lines:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(c.Shape, `POST /_msearch {"index":"{index}"}`) || !strings.Contains(c.Shape, `{"index":["{index}"],"preference":<str>}`) {
+		t.Errorf("shape %s", c.Shape)
+	}
+	r, err := c.Request("capidx-b", "true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"index\":\"capidx-b\"}\n{\"query\":{\"term\":{\"index\":\"products\"}}}\n{}\n{\"size\":1}\n" +
+		"{\"index\":[\"capidx-b\"],\"preference\":\"products\"}\n{}\n{\"index\":\"other\"}\n{}\n{\"index\":\"products,other\"}\n{}\n"; string(r.Body) != want {
+		t.Errorf("replayed msearch body:\n%s\nwant\n%s", r.Body, want)
+	}
+
+	ep, req = readReq("POST", "/_mget", `{"docs":[{"_index":"products","_id":"products"},{"_index":"other","_id":"b"}]}`)
+	c, _, _, reason = b.Record(ep, req)
+	if c == nil {
+		t.Fatalf("mget not recorded: %s", reason)
+	}
+	if got := string(c.Body); got != `{"docs":[{"_index":"{index}","_id":"products"},{"_index":"other","_id":"b"}]}` {
+		t.Errorf("mget body %s", got)
+	}
+	if r, _ := c.Request("capidx-b", "true", nil); string(r.Body) != `{"docs":[{"_index":"capidx-b","_id":"products"},{"_index":"other","_id":"b"}]}` {
+		t.Errorf("replayed mget body %s", r.Body)
+	}
+
+	// go-elasticsearch's _msearch of an index names it in the path and the query string.
+	ep, req = readReq("POST", "/products/_msearch?index=products&typed_keys=true", "{}\n{}\n")
+	if c, _, _, _ = b.Record(ep, req); c == nil || c.Path != "/{index}/_msearch?index={index}&typed_keys=true" {
+		t.Errorf("msearch with ?index=: %+v", c)
+	} else if r, _ := c.Request("capidx-b", "true", nil); r.Path != "/capidx-b/_msearch?index=capidx-b&typed_keys=true" {
+		t.Errorf("replayed path %s", r.Path)
+	}
+	ep, req = readReq("POST", "/products/_msearch?index=other", "{}\n{}\n")
+	if c, _, _, _ = b.Record(ep, req); c == nil || c.Path != "/{index}/_msearch?index=other" {
+		t.Errorf("msearch with another ?index=: %+v", c)
+	}
+
+	// A session starting with an _mget names the workload's index there too.
+	b2 := NewBook("")
+	ep, req = readReq("POST", "/_mget", `{"docs":[{"_id":"a"},{"_index":"catalogue","_id":"b"}]}`)
+	if c, _, _, _ := b2.Record(ep, req); c == nil || b2.Index() != "catalogue" || !strings.Contains(string(c.Body), `"_index":"{index}"`) {
+		t.Errorf("mget first: index %q, case %v", b2.Index(), c)
+	}
+
+	// An empty search body line: Elasticsearch refuses it, and the lines could not say it.
+	ep, req = readReq("POST", "/_msearch", "{}\n\n", "Content-Type", "application/x-ndjson")
+	if c, _, _, reason := b.Record(ep, req); c != nil || reason != "body not NDJSON" {
+		t.Errorf("an empty body line: case %v, reason %q", c, reason)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/report"
 	"github.com/conform-dev/conform/conformance/stats"
 	"github.com/conform-dev/conform/fixtures"
 	"github.com/conform-dev/conform/oracle"
@@ -663,7 +664,7 @@ func (s *Shadow) write(finished bool) error {
 	index := s.book.Index()
 	s.dirty = false
 	s.mu.Unlock()
-	if err := writeAtomic(filepath.Join(s.cfg.Out, WorkloadFile), wl); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(s.cfg.Out, WorkloadFile), wl); err != nil {
 		return err
 	}
 	if len(cases) > 0 {
@@ -678,7 +679,7 @@ func (s *Shadow) write(finished bool) error {
 			s.mu.Lock()
 			s.goldenErr = err.Error()
 			s.mu.Unlock()
-		} else if err := writeAtomic(filepath.Join(s.cfg.Out, GoldenFile), g.Bytes()); err != nil {
+		} else if err := report.WriteFileAtomic(filepath.Join(s.cfg.Out, GoldenFile), g.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -686,12 +687,12 @@ func (s *Shadow) write(finished bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(s.cfg.Out, ShadowFile), append(sj, '\n')); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(s.cfg.Out, ShadowFile), append(sj, '\n')); err != nil {
 		return err
 	}
 	var r bytes.Buffer
 	sum.WriteText(&r)
-	return writeAtomic(filepath.Join(s.cfg.Out, ReportFile), r.Bytes())
+	return report.WriteFileAtomic(filepath.Join(s.cfg.Out, ReportFile), r.Bytes())
 }
 
 // Line is the running summary's one line.

@@ -269,20 +269,29 @@ func TestShadowCandidateGarbage(t *testing.T) {
 }
 
 // reverseTies answers as the engine, with the hits of each run of equal sort values
-// reversed: another engine's legitimate order.
-type reverseTies struct{ h http.Handler }
+// reversed: another engine's legitimate order. In an _msearch answer it does so in each item.
+// With whole, it reverses every page whole instead, across the runs: a wrong order.
+type reverseTies struct {
+	h     http.Handler
+	whole bool
+}
 
 func (rt reverseTies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := httptest.NewRecorder()
 	rt.h.ServeHTTP(rec, r)
 	var resp map[string]any
 	if json.Unmarshal(rec.Body.Bytes(), &resp) == nil {
-		if hits, ok := resp["hits"].(map[string]any); ok {
+		searches := []any{resp}
+		if items, ok := resp["responses"].([]any); ok {
+			searches = items
+		}
+		for _, s := range searches {
+			hits, _ := s.(map[string]any)["hits"].(map[string]any)
 			list, _ := hits["hits"].([]any)
 			for i := 0; i < len(list); {
 				j := i + 1
 				key := func(k int) string { b, _ := json.Marshal(list[k].(map[string]any)["sort"]); return string(b) }
-				for j < len(list) && key(j) == key(i) {
+				for j < len(list) && (rt.whole || key(j) == key(i)) {
 					j++
 				}
 				for a, b := i, j-1; a < b; a, b = a+1, b-1 {
@@ -305,7 +314,7 @@ func (rt reverseTies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestShadowTies(t *testing.T) {
 	p := engineServer(t)
 	eng, _ := suite.Engine(small(t))
-	c := httptest.NewServer(reverseTies{eng})
+	c := httptest.NewServer(reverseTies{h: eng})
 	defer c.Close()
 	// A sort on a keyword with many ties and no tiebreak; a page in the middle of the
 	// ties' run (the last group is open at the page edge).
@@ -321,6 +330,44 @@ func TestShadowTies(t *testing.T) {
 		t.Logf("tie-order %v: %s", ties, s.Line())
 		if ties && s.Passed != 1 || !ties && s.FailedByClass["ids"] != 1 {
 			t.Errorf("tie-order %v: %s", ties, s.Line())
+		}
+	}
+}
+
+// TestShadowTiesMsearch: the tie rule applies to each item of an _msearch on its own, with
+// the item's body line for its page: a candidate ordering each item's ties otherwise passes
+// under tie-order and fails as ids without it; one reversing each item's page whole fails
+// either way.
+func TestShadowTiesMsearch(t *testing.T) {
+	p := engineServer(t)
+	eng, _ := suite.Engine(small(t))
+	// Two items with ties (a keyword sort without tiebreak), the second a page in the middle
+	// of the ties' run, and one without ties between them.
+	body := "{\"index\":\"catalogue\"}\n{\"sort\":[\"category\"],\"size\":30,\"_source\":false}\n" +
+		"{}\n{\"query\":{\"term\":{\"brand\":\"acme\"}},\"sort\":[\"sku\"],\"size\":3,\"_source\":false}\n" +
+		"{\"index\":[\"catalogue\"]}\n{\"sort\":[{\"brand\":\"desc\"}],\"from\":20,\"size\":20,\"_source\":false}\n"
+	for _, tc := range []struct {
+		whole, ties, pass bool
+	}{
+		{whole: false, ties: true, pass: true},
+		{whole: false, ties: false, pass: false},
+		{whole: true, ties: true, pass: false},
+	} {
+		c := httptest.NewServer(reverseTies{h: eng, whole: tc.whole})
+		opts := &conformance.Options{}
+		if tc.ties {
+			opts.Relax = []conformance.Relaxation{conformance.RelaxTieOrder}
+		}
+		url, stop := runShadow(t, p.URL, c.URL, ShadowConfig{Check: opts})
+		code, got := send(t, url, "POST", "/catalogue/_msearch", body, "Content-Type", "application/x-ndjson")
+		if code != 200 || strings.Count(got, `"status":200`) != 3 {
+			t.Fatalf("the primary's _msearch: %d %s", code, got)
+		}
+		s := stop()
+		c.Close()
+		t.Logf("reversed whole %v, tie-order %v: %s", tc.whole, tc.ties, s.Line())
+		if s.Checked != 1 || (s.Passed == 1) != tc.pass || !tc.pass && s.FailedByClass["ids"] != 1 {
+			t.Errorf("reversed whole %v, tie-order %v: %s", tc.whole, tc.ties, s.Line())
 		}
 	}
 }
