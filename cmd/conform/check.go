@@ -145,6 +145,11 @@ and since when.`,
 	if !*noProgress {
 		prog = report.NewCheckProgress(e.stderr, e.stderrIsTerminal)
 	}
+	ofacts, err := oracleIndexFacts(ctx, *oracleSpec, topts, f)
+	if err != nil {
+		return err
+	}
+	opts = opts.WithOracleIndex(ofacts)
 	checker := suite.Checker{
 		Ready:    lb.Ready,
 		Progress: prog.Show,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/conform-dev/conform/conformance"
+	"github.com/conform-dev/conform/conformance/lab"
 	"github.com/conform-dev/conform/conformance/runner"
 	"github.com/conform-dev/conform/conformance/suite"
 	"github.com/conform-dev/conform/conformance/target"
@@ -236,6 +237,28 @@ func oracleSource(spec string, topts target.Options) (oracle.Source, error) {
 		return nil, usageErr("--oracle: %v", err)
 	}
 	return src, nil
+}
+
+// oracleIndexFacts is what a live oracle's index says of its deleted documents (and the
+// corpus of its multi-valued fields): its "gte" at exactly track_total_hits lets a target's
+// "eq" pass only where that count depends on the segment layout (conformance.Options
+// .OracleIndex). Any other oracle knows nothing of an index, and the rule allows more.
+func oracleIndexFacts(ctx context.Context, spec string, topts target.Options, f *fixtures.Fixtures) (conformance.IndexFacts, error) {
+	u, ok := strings.CutPrefix(spec, "live:")
+	if !ok {
+		return conformance.IndexFacts{}, nil
+	}
+	ot, err := suite.LiveOracle(u, topts)
+	if err != nil {
+		return conformance.IndexFacts{}, usageErr("--oracle: %v", err)
+	}
+	lb, err := lab.Open(ctx, lab.Config{}, f)
+	if err != nil {
+		return conformance.IndexFacts{}, infra(err)
+	}
+	defer lb.Close()
+	facts, err := lb.IndexFacts(ctx, ot)
+	return facts, infra(err)
 }
 
 // expectations computes the expected responses once, before any timing.

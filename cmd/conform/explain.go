@@ -115,6 +115,11 @@ prints both bodies whole. Exit 0 when the case passes, 1 when it differs or gets
 		return infra(err)
 	}
 	opts = opts.WithIndex(facts)
+	ofacts, err := oracleIndexFacts(ctx, *oracleSpec, topts, f)
+	if err != nil {
+		return err
+	}
+	opts = opts.WithOracleIndex(ofacts)
 	x, err := suite.ExpectCase(ctx, src, f, c, totalHits)
 	if err != nil {
 		return infra(err)
