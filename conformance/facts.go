@@ -122,3 +122,34 @@ func MultiValuedFields(sources [][]byte) map[string]bool {
 	}
 	return out
 }
+
+// CopyToTargets names the fields a mapping's copy_to sends other fields' values to, by dotted
+// path. Elasticsearch copies each source field's value into the target as one more value of
+// it, and leaves _source as sent (its reference, mapping/params/copy-to.asciidoc: "the values
+// of multiple fields" go into "a group field"; "the original _source field will not be
+// modified"), so a target may hold several values in a document whose _source shows it with
+// one or none: IndexFacts.MultiValued must name it, or the corpus alone would call it
+// single-valued. Naming a target with a single source too only widens the rule.
+func CopyToTargets(mapping []byte) []string {
+	var out []string
+	var walk func(props gjson.Result)
+	walk = func(props gjson.Result) {
+		props.ForEach(func(_, def gjson.Result) bool {
+			// copy_to is a field name or an array of them; Array() gives both as a list.
+			for _, t := range def.Get("copy_to").Array() {
+				out = append(out, t.String())
+			}
+			walk(def.Get("properties"))
+			walk(def.Get("fields")) // a multi-field may copy too
+			return true
+		})
+	}
+	m := gjson.ParseBytes(mapping)
+	if p := m.Get("mappings.properties"); p.Exists() {
+		walk(p)
+	} else {
+		walk(m.Get("properties"))
+	}
+	sort.Strings(out)
+	return out
+}

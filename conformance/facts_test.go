@@ -130,3 +130,22 @@ func TestRelationFacts(t *testing.T) {
 		})
 	}
 }
+
+func TestCopyToTargets(t *testing.T) {
+	mapping := []byte(`{"settings":{},"mappings":{"properties":{
+		"first":{"type":"keyword","copy_to":"names"},
+		"last":{"type":"keyword","copy_to":["names","all"]},
+		"names":{"type":"keyword"},
+		"all":{"type":"text"},
+		"dims":{"properties":{"w":{"type":"long","copy_to":"dims.any"},"any":{"type":"long"}}},
+		"title":{"type":"text","fields":{"raw":{"type":"keyword","copy_to":"titles"}}},
+		"price":{"type":"double"}}}}`)
+	got := CopyToTargets(mapping)
+	want := []string{"all", "dims.any", "names", "names", "titles"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := CopyToTargets([]byte(`{"properties":{"a":{"type":"long","copy_to":"b"}}}`)); len(got) != 1 || got[0] != "b" {
+		t.Errorf("a bare mapping: got %v", got)
+	}
+}

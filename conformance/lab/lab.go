@@ -176,6 +176,9 @@ func (l *Lab) indexFacts(ctx context.Context, tp elastictransport.Interface, t *
 			sources[i] = d.Source
 		}
 		l.multi = conformance.MultiValuedFields(sources)
+		for _, t := range conformance.CopyToTargets(l.f.Mapping) {
+			l.multi[t] = true
+		}
 	})
 	if flavor == embeddedFlavor {
 		probes["deletions"] = "none: conform's embedded engine counts exactly"
