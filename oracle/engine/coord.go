@@ -209,6 +209,9 @@ func wildcardMatch(pattern, s string) bool {
 
 // search runs a search or count over indices and renders the response.
 func (e *Engine) search(indices []*index, r *searchReq, start time.Time) (int, []byte) {
+	if preFilterMaySkip(r, r.preFilter, len(indices)) {
+		return errResp(errUnsupportedf("a search over %d shards that Elasticsearch pre-filters (the can_match phase, whose skipped shards it does not model)", len(indices)))
+	}
 	for i, ix := range indices {
 		ix.readLock()
 		if ix.m.refreshInterval != "" && ix.unrefreshed() {

@@ -437,7 +437,18 @@ func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte,
 	if err != nil {
 		return errResp(err)
 	}
+	r.preFilter = preFilterParam(params)
 	return e.search(ixs, r, start)
+}
+
+// preFilterParam is the request's pre_filter_shard_size, 0 when it is not set or not a
+// number (its validation comes first).
+func preFilterParam(params url.Values) int {
+	n, err := strconv.Atoi(params.Get("pre_filter_shard_size"))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // applySearchParams applies URL parameters, which override the body (as RestSearchAction

@@ -110,6 +110,7 @@ func (e *Engine) handleMsearch(method, path, defIndex string, params url.Values,
 		if err != nil {
 			status, resp = errResp(err)
 		} else {
+			it.req.preFilter = preFilterParam(params) // RestMultiSearchAction sets it on every item
 			status, resp = e.search(ixs, it.req, time.Now())
 		}
 		if IsUnsupported(status, resp) {

@@ -36,6 +36,7 @@ type searchReq struct {
 	noWindow    bool // skip the result-window check (tie probes read one past the page)
 	typedKeys   bool // typed_keys: aggregation names prefixed with their type
 	pit         *pitRef
+	preFilter   int // pre_filter_shard_size, 0 when not set (prefilter.go)
 }
 
 type sourceFilter struct {
