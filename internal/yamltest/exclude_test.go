@@ -98,3 +98,19 @@ func TestExcludedCapabilitiesAndDeclinedHead(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 }
+
+// TestSuiteNameLayouts: a file is named alike in the upstream layout and in a tree of
+// elasticsearch/ and opensearch/ directories, so an exclusion list matches both.
+func TestSuiteNameLayouts(t *testing.T) {
+	for _, tc := range []struct{ file, root, want string }{
+		{"/x/elasticsearch/rest-api-spec/src/yamlRestTest/resources/rest-api-spec/test/get/20_stored_fields.yml", "/x", "get/20_stored_fields.yml"},
+		{"/x/elasticsearch/get/20_stored_fields.yml", "/x", "get/20_stored_fields.yml"},
+		{"/x/opensearch/search/90_search_after.yml", "/x", "search/90_search_after.yml"},
+		{"/x/get/20_stored_fields.yml", "/x", "get/20_stored_fields.yml"},
+		{"/x/elasticsearch/10_basic.yml", "/x", "elasticsearch/10_basic.yml"},
+	} {
+		if got := suiteName(tc.file, tc.root); got != tc.want {
+			t.Errorf("suiteName(%s, %s) = %s, want %s", tc.file, tc.root, got, tc.want)
+		}
+	}
+}

@@ -151,14 +151,21 @@ func Files(paths []string) (files, names []string, err error) {
 }
 
 // suiteName is a file's path within the rest-api-spec test tree when it is in one, or else its
-// path relative to the directory it was found under.
+// path relative to the directory it was found under, without a leading elasticsearch/ or
+// opensearch/ directory (the distribution is told apart by its "opensearch:" prefix), so that
+// an exclusion list names the same file however the tree is laid out.
 func suiteName(file, root string) string {
 	slash := filepath.ToSlash(file)
 	if i := strings.LastIndex(slash, "rest-api-spec/test/"); i >= 0 {
 		return slash[i+len("rest-api-spec/test/"):]
 	}
 	if rel, err := filepath.Rel(root, file); err == nil {
-		return filepath.ToSlash(rel)
+		slash = filepath.ToSlash(rel)
+	}
+	for _, d := range []string{"elasticsearch/", "opensearch/"} {
+		if rest, ok := strings.CutPrefix(slash, d); ok && strings.Contains(rest, "/") {
+			return rest
+		}
 	}
 	return slash
 }
