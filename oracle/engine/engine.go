@@ -380,48 +380,26 @@ func (e *Engine) handleIndex(method, path, name string, params url.Values, body 
 var searchParams = []string{"track_total_hits", "rest_total_hits_as_int", "size", "from", "_source", "_source_includes",
 	"_source_excludes", "track_scores", "version", "seq_no_primary_term", "search_type", "request_cache", "allow_partial_search_results",
 	"timeout", "pre_filter_shard_size", "max_concurrent_shard_requests", "batched_reduce_size", "ccs_minimize_roundtrips",
-	"ignore_unavailable", "allow_no_indices", "expand_wildcards", "typed_keys", "routing", "preference", "q", "sort",
-	"terminate_after", "explain", "stored_fields", "docvalue_fields", "analyzer", "default_operator", "df", "lenient", "scroll"}
+	"ignore_unavailable", "allow_no_indices", "expand_wildcards", "ignore_throttled", "typed_keys", "routing", "preference", "q", "sort",
+	"terminate_after", "explain", "stored_fields", "docvalue_fields", "analyzer", "analyze_wildcard", "default_operator", "df",
+	"lenient", "scroll", "min_compatible_shard_node", "force_synthetic_source", "include_named_queries_score", "stats",
+	"suggest_field", "suggest_mode", "suggest_size", "suggest_text"}
+
+// countParams are RestCountAction's; q's parameters only without a body (it reads them from
+// urlParamsToQueryBuilder only then, and leaves them unconsumed otherwise).
+var countParams = []string{"terminate_after", "routing", "preference", "ignore_unavailable", "allow_no_indices",
+	"expand_wildcards", "ignore_throttled", "min_score"}
 
 func (e *Engine) handleSearch(path, expr string, params url.Values, body []byte, count bool, start time.Time) (int, []byte) {
-	allowed := searchParams
+	var r *searchReq
+	var err *esError
 	if count {
-		allowed = []string{"q", "terminate_after", "routing", "preference", "ignore_unavailable", "allow_no_indices",
-			"expand_wildcards", "min_score", "analyzer", "default_operator", "df", "lenient", "ignore_throttled"}
+		r, err = countRequest(path, params, body)
+	} else {
+		r, err = searchRequest(path, params, body)
 	}
-	if err := checkParams(path, params, allowed...); err != nil {
-		return errResp(err)
-	}
-	for _, p := range []string{"q", "sort", "terminate_after", "explain", "stored_fields", "docvalue_fields", "scroll", "min_score"} {
-		if params.Has(p) {
-			return errResp(errUnsupportedf("the URL parameter [%s]", p))
-		}
-	}
-	// Index options other than their defaults change which indices a search covers and what
-	// a missing or closed one answers (search/80_indices_options.yml: ignore_unavailable turns
-	// a 404 into an empty answer); the engine does not model them, so it declines them.
-	for p, def := range map[string]string{"ignore_unavailable": "false", "allow_no_indices": "true", "expand_wildcards": "open"} {
-		if params.Has(p) && params.Get(p) != def {
-			return errResp(errUnsupportedf("the URL parameter [%s] other than [%s]", p, def))
-		}
-	}
-	if st := params.Get("search_type"); st != "" && st != "query_then_fetch" {
-		if st == "dfs_query_then_fetch" {
-			return errResp(errUnsupportedf("search_type [%s]", st))
-		}
-		return errResp(errIllegalArg("No search type for [%s]", st))
-	}
-	if count && params.Has("terminate_after") {
-		return errResp(errUnsupportedf("terminate_after"))
-	}
-	r, err := parseSearchBody(body, count)
 	if err != nil {
 		return errResp(err)
-	}
-	if !count {
-		if err := applySearchParams(r, params); err != nil {
-			return errResp(err)
-		}
 	}
 	if err := r.validateShardDoc(); err != nil {
 		return errResp(err)
@@ -451,20 +429,208 @@ func preFilterParam(params url.Values) int {
 	return n
 }
 
-// applySearchParams applies URL parameters, which override the body (as RestSearchAction
-// does).
-func applySearchParams(r *searchReq, p url.Values) *esError {
-	intP := func(name string) (int, bool, *esError) {
-		if !p.Has(name) {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(p.Get(name))
-		if err != nil {
-			return 0, false, errIllegalArg("Failed to parse int parameter [%s] with value [%s]", name, p.Get(name))
-		}
-		return n, true, nil
+// countRequest reads a _count request in RestCountAction#prepareRequest's order: index
+// options, the body or else q and its parameters, routing, min_score, preference,
+// terminate_after; unrecognized parameters last.
+func countRequest(path string, params url.Values, body []byte) (*searchReq, *esError) {
+	rp := restParams{path: path, p: params}
+	if err := checkIndicesOptions(rp); err != nil {
+		return nil, err
 	}
-	if n, ok, err := intP("size"); err != nil {
+	allowed := countParams
+	if len(trimSpace(body)) == 0 {
+		if err := rp.checkQueryStringParams(); err != nil {
+			return nil, err
+		}
+		allowed = append(append([]string{"q"}, queryStringParams...), countParams...)
+	}
+	r, err := parseSearchBody(body, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"q", "min_score", "terminate_after"} {
+		if params.Has(p) && contains(allowed, p) {
+			return nil, errUnsupportedf("the URL parameter [%s]", p)
+		}
+	}
+	if err := checkRouting(params); err != nil {
+		return nil, err
+	}
+	if err := checkParams(path, params, allowed...); err != nil {
+		return nil, err
+	}
+	if err := declineIndicesOptions(params); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// searchRequest reads a _search request in RestSearchAction#parseSearchRequest's order:
+// min_compatible_shard_node, the body, batched_reduce_size, pre_filter_shard_size,
+// max_concurrent_shard_requests, allow_partial_search_results, search_type, the search source
+// parameters (parseSearchSource), request_cache, scroll, routing, preference, index options,
+// rest_total_hits_as_int, ccs_minimize_roundtrips; unrecognized parameters last.
+func searchRequest(path string, params url.Values, body []byte) (*searchReq, *esError) {
+	rp := restParams{path: path, p: params}
+	if err := rp.minCompatibleShardNode(); err != nil {
+		return nil, err
+	}
+	r, err := parseSearchBody(body, false)
+	if err != nil {
+		return nil, err
+	}
+	// SearchRequest's setters refuse these values. At or above the bounds they change nothing
+	// on a one-shard index: the pre-filter round runs only when there are more shards than
+	// pre_filter_shard_size (TransportSearchAction#shouldPreFilterSearchShards), batched
+	// reduction needs more shard results than batched_reduce_size, one shard needs one
+	// concurrent request.
+	for _, b := range []struct {
+		name, field string
+		min         int
+	}{{"batched_reduce_size", "batchedReduceSize", 2}, {"pre_filter_shard_size", "preFilterShardSize", 1},
+		{"max_concurrent_shard_requests", "maxConcurrentShardRequests", 1}} {
+		n, ok, err := rp.integer(b.name)
+		if err != nil {
+			return nil, err
+		}
+		if ok && n < b.min {
+			return nil, errIllegalArg("%s must be >= %d", b.field, b.min)
+		}
+	}
+	if params.Has("allow_partial_search_results") {
+		if params.Get("allow_partial_search_results") == "" {
+			// The boxed flag is null and Elasticsearch 8.15.0 unboxes it: a 500
+			// null_pointer_exception (measured), not worth reproducing.
+			return nil, errUnsupportedf("an empty allow_partial_search_results")
+		}
+		if _, err := rp.boxedFlag("allow_partial_search_results"); err != nil {
+			return nil, err
+		}
+	}
+	if params.Has("search_type") {
+		switch st := params.Get("search_type"); st {
+		case "query_then_fetch":
+		case "dfs_query_then_fetch":
+			return nil, errUnsupportedf("search_type [%s]", st)
+		default:
+			return nil, errIllegalArg("No search type for [%s]", st)
+		}
+	}
+	if err := rp.checkQueryStringParams(); err != nil {
+		return nil, err
+	}
+	if err := applySearchParams(r, params); err != nil {
+		return nil, err
+	}
+	if err := rp.checkSuggestParams(); err != nil {
+		return nil, err
+	}
+	if _, err := rp.boxedFlag("request_cache"); err != nil {
+		return nil, err
+	}
+	if err := rp.duration("scroll"); err != nil {
+		return nil, err
+	}
+	if err := checkRouting(params); err != nil {
+		return nil, err
+	}
+	if err := checkIndicesOptions(rp); err != nil {
+		return nil, err
+	}
+	if err := checkTotalHitsAsInt(r, params); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{"ccs_minimize_roundtrips", "force_synthetic_source", "include_named_queries_score"} {
+		if _, err := rp.flag(f, false); err != nil {
+			return nil, err
+		}
+	}
+	// Elasticsearch 8.15.0 synthesizes hits' _source even on an index that stores it
+	// (measured: arrays sorted and deduplicated, keys sorted); the engine has no synthetic source.
+	if on, _ := rp.flag("force_synthetic_source", false); on {
+		return nil, errUnsupportedf("force_synthetic_source (synthetic _source)")
+	}
+	if err := checkParams(path, params, searchParams...); err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"q", "sort", "terminate_after", "stored_fields", "scroll"} {
+		if params.Has(p) {
+			return nil, errUnsupportedf("the URL parameter [%s]", p)
+		}
+	}
+	if b, _ := rp.boxedFlag("explain"); b != nil && *b {
+		return nil, errUnsupportedf("the URL parameter [explain]")
+	}
+	// RestSearchAction adds docvalue_fields only when the value has text.
+	if strings.TrimSpace(params.Get("docvalue_fields")) != "" {
+		return nil, errUnsupportedf("the URL parameter [docvalue_fields]")
+	}
+	if err := declineIndicesOptions(params); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkRouting declines an empty routing, which Elasticsearch 8.15.0 answers over no shard
+// at all (_shards.total 0, measured); any other value picks the one shard.
+func checkRouting(params url.Values) *esError {
+	if params.Has("routing") && params.Get("routing") == "" {
+		return errUnsupportedf("an empty routing")
+	}
+	return nil
+}
+
+// checkIndicesOptions reads the index options as IndicesOptions#fromRequest does; the values
+// themselves are declined later (declineIndicesOptions), after the other parameters' errors.
+func checkIndicesOptions(rp restParams) *esError {
+	for _, f := range []string{"ignore_unavailable", "allow_no_indices", "ignore_throttled"} {
+		if err := rp.indicesFlag(f); err != nil {
+			return err
+		}
+	}
+	// IndicesOptions.WildcardOptions#parseParameter: a comma-separated list of states.
+	if v := rp.p.Get("expand_wildcards"); v != "" {
+		for _, w := range strings.Split(v, ",") {
+			switch w {
+			case "open", "closed", "hidden", "none", "all":
+			default:
+				return errIllegalArg("No valid expand wildcard value [%s]", w)
+			}
+		}
+	}
+	return nil
+}
+
+// declineIndicesOptions declines index options other than their defaults: they change which
+// indices a search covers and what a missing or closed one answers
+// (search/80_indices_options.yml: ignore_unavailable turns a 404 into an empty answer), which
+// the engine does not model. ignore_throttled only skips frozen indices, which the engine has
+// none of, so either value is the default's answer.
+func declineIndicesOptions(params url.Values) *esError {
+	for _, o := range []struct{ p, def string }{{"ignore_unavailable", "false"}, {"allow_no_indices", "true"}, {"expand_wildcards", "open"}} {
+		if params.Has(o.p) && params.Get(o.p) != o.def {
+			return errUnsupportedf("the URL parameter [%s] other than [%s]", o.p, o.def)
+		}
+	}
+	return nil
+}
+
+// applySearchParams applies URL parameters, which override the body, as RestSearchAction's
+// parseSearchSource reads them: from, size, explain, version, seq_no_primary_term, timeout,
+// terminate_after, _source, track_scores, track_total_hits; and typed_keys, a response
+// parameter. _msearch applies its typed_keys and rest_total_hits_as_int to each item here too.
+func applySearchParams(r *searchReq, p url.Values) *esError {
+	rp := restParams{p: p}
+	if n, ok, err := rp.integer("from"); err != nil {
+		return err
+	} else if ok {
+		if n < 0 {
+			// SearchSourceBuilder#from's message.
+			return errIllegalArg("[from] parameter cannot be negative but was [%d]", n)
+		}
+		r.from = n
+	}
+	if n, ok, err := rp.integer("size"); err != nil {
 		return err
 	} else if ok {
 		if n < 0 {
@@ -472,55 +638,25 @@ func applySearchParams(r *searchReq, p url.Values) *esError {
 		}
 		r.size = n
 	}
-	if n, ok, err := intP("from"); err != nil {
+	if _, err := rp.boxedFlag("explain"); err != nil {
 		return err
-	} else if ok {
-		if n < 0 {
-			return errIllegalArg("[from] parameter cannot be negative, found [%d]", n)
-		}
-		r.from = n
 	}
-	tthSet := false
-	if p.Has("track_total_hits") {
-		v := p.Get("track_total_hits")
-		if v == "" {
-			v = "true"
-		}
-		n, err := parseTrackTotalHits(v)
-		if err != nil {
-			return err
-		}
-		r.tth, tthSet = n, true
+	// version and seq_no_primary_term are boxed flags: "" leaves the body's choice.
+	if b, err := rp.boxedFlag("version"); err != nil {
+		return err
+	} else if b != nil {
+		r.version = *b
 	}
-	if b := p.Get("rest_total_hits_as_int"); b == "true" || p.Has("rest_total_hits_as_int") && b == "" {
-		r.intTotal = true
+	if b, err := rp.boxedFlag("seq_no_primary_term"); err != nil {
+		return err
+	} else if b != nil {
+		r.seqNo = *b
 	}
-	if r.intTotal {
-		if !tthSet && r.tth == trackDefault {
-			r.tth = trackAccurate
-		} else if r.tth != trackAccurate && r.tth != trackDisabled {
-			return errIllegalArg("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %d", r.tth)
-		}
+	if err := rp.duration("timeout"); err != nil {
+		return err
 	}
-	if p.Has("track_scores") {
-		r.trackScores = p.Get("track_scores") != "false"
-	}
-	// RestSearchAction reads typed_keys with paramAsBoolean: "" and "true" are true.
-	if v := p.Get("typed_keys"); p.Has("typed_keys") {
-		switch v {
-		case "", "true":
-			r.typedKeys = true
-		case "false":
-		default:
-			// Elasticsearch 8.15.0 drops the connection here (the exception escapes).
-			return errUnsupportedf("typed_keys [%s]", v)
-		}
-	}
-	if p.Has("version") {
-		r.version = p.Get("version") != "false"
-	}
-	if p.Has("seq_no_primary_term") {
-		r.seqNo = p.Get("seq_no_primary_term") != "false"
+	if _, _, err := rp.integer("terminate_after"); err != nil {
+		return err
 	}
 	if p.Has("_source") {
 		switch v := p.Get("_source"); v {
@@ -540,22 +676,95 @@ func applySearchParams(r *searchReq, p url.Values) *esError {
 		r.source.disabled = false
 		r.source.excludes = strings.Split(p.Get("_source_excludes"), ",")
 	}
+	if p.Has("track_scores") {
+		b, err := rp.flag("track_scores", false)
+		if err != nil {
+			return err
+		}
+		r.trackScores = b
+	}
+	if p.Has("track_total_hits") {
+		// A boolean sets tracking on or off; anything else is read as an int
+		// (parseSearchSource, Booleans#isBoolean).
+		switch v := p.Get("track_total_hits"); v {
+		case "true":
+			r.tth, r.tthParam = trackAccurate, true
+		case "false":
+			r.tth, r.tthParam = trackDisabled, true
+		default:
+			n, _, err := rp.integer("track_total_hits")
+			if err != nil {
+				return err
+			}
+			if n < trackDisabled {
+				return errIllegalArg("[track_total_hits] parameter must be positive or equals to -1, got %d", n)
+			}
+			r.tth, r.tthParam = n, true
+		}
+	}
+	// RestSearchAction reads typed_keys with paramAsBoolean: "" and "true" are true.
+	if v := p.Get("typed_keys"); p.Has("typed_keys") {
+		switch v {
+		case "", "true":
+			r.typedKeys = true
+		case "false":
+		default:
+			// Elasticsearch 8.15.0 drops the connection here (the exception escapes).
+			return errUnsupportedf("typed_keys [%s]", v)
+		}
+	}
+	return nil
+}
+
+// checkTotalHitsAsInt is RestSearchAction#checkRestTotalHits: rest_total_hits_as_int makes
+// tracking accurate unless the request set it, and refuses a threshold.
+func checkTotalHitsAsInt(r *searchReq, p url.Values) *esError {
+	asInt, err := restParams{p: p}.flag("rest_total_hits_as_int", false)
+	if err != nil {
+		return err
+	}
+	if !asInt || r.intTotal {
+		return nil
+	}
+	r.intTotal = true
+	if !r.tthParam && r.tth == trackDefault {
+		r.tth = trackAccurate
+	} else if r.tth != trackAccurate && r.tth != trackDisabled {
+		return errIllegalArg("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %d", r.tth)
+	}
 	return nil
 }
 
 // --- documents ---
 
+// docParams are a write's (RestIndexAction, RestDeleteAction), getParams a get's
+// (RestGetAction, RestGetSourceAction's exists).
 var docParams = []string{"refresh", "routing", "timeout", "op_type", "version", "version_type", "if_seq_no", "if_primary_term",
-	"pipeline", "wait_for_active_shards", "require_alias", "realtime", "preference", "_source", "_source_includes",
-	"_source_excludes", "stored_fields"}
+	"pipeline", "wait_for_active_shards", "require_alias", "require_data_stream"}
+
+var getParams = []string{"refresh", "routing", "preference", "realtime", "stored_fields", "version", "version_type",
+	"_source", "_source_includes", "_source_excludes", "force_synthetic_source"}
 
 func (e *Engine) handleDoc(method, path string, segs []string, params url.Values, body []byte) (int, []byte) {
-	if err := checkParams(path, params, docParams...); err != nil {
-		return errResp(err)
-	}
-	for _, p := range []string{"version", "version_type", "if_seq_no", "if_primary_term", "pipeline", "stored_fields", "require_alias"} {
-		if params.Has(p) {
-			return errResp(errUnsupportedf("the URL parameter [%s]", p))
+	rp := restParams{path: path, p: params}
+	if method == "GET" || method == "HEAD" {
+		if err := checkGetParams(rp, method == "HEAD", false); err != nil {
+			return errResp(err)
+		}
+		if err := checkParams(path, params, getParams...); err != nil {
+			return errResp(err)
+		}
+	} else {
+		if err := checkWriteParams(rp, false); err != nil {
+			return errResp(err)
+		}
+		if err := checkParams(path, params, docParams...); err != nil {
+			return errResp(err)
+		}
+		for _, p := range []string{"version", "version_type", "if_seq_no", "if_primary_term"} {
+			if params.Has(p) {
+				return errResp(errUnsupportedf("the URL parameter [%s]", p))
+			}
 		}
 	}
 
@@ -764,12 +973,12 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 // --- bulk ---
 
 func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byte, start time.Time) (int, []byte) {
+	if err := checkWriteParams(restParams{path: path, p: params}, true); err != nil {
+		return errResp(err)
+	}
 	if err := checkParams(path, params, "refresh", "routing", "timeout", "wait_for_active_shards", "pipeline", "require_alias",
 		"_source", "_source_includes", "_source_excludes", "list_executed_pipelines", "require_data_stream"); err != nil {
 		return errResp(err)
-	}
-	if params.Has("pipeline") || params.Has("require_alias") {
-		return errResp(errUnsupportedf("bulk pipelines and aliases"))
 	}
 	if len(body) > 0 && body[len(body)-1] != '\n' {
 		return errResp(errIllegalArg("The bulk request must be terminated by a newline [\\n]"))

@@ -32,12 +32,12 @@ func (e *Engine) handleMget(method, path, defIndex string, params url.Values, bo
 	if method != "GET" && method != "POST" {
 		return methodNotAllowed(path, method, "GET", "POST")
 	}
-	if err := checkParams(path, params, "stored_fields", "preference", "realtime", "refresh", "routing",
-		"_source", "_source_includes", "_source_excludes"); err != nil {
+	if err := checkGetParams(restParams{path: path, p: params}, false, true); err != nil {
 		return errResp(err)
 	}
-	if params.Has("stored_fields") {
-		return errResp(errUnsupportedf("the URL parameter [stored_fields]"))
+	if err := checkParams(path, params, "stored_fields", "preference", "realtime", "refresh", "routing",
+		"_source", "_source_includes", "_source_excludes", "force_synthetic_source"); err != nil {
+		return errResp(err)
 	}
 	body = trimSpace(body)
 	if len(body) == 0 {

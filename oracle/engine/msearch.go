@@ -31,13 +31,25 @@ func (e *Engine) handleMsearch(method, path, defIndex string, params url.Values,
 	if method != "GET" && method != "POST" {
 		return methodNotAllowed(path, method, "GET", "POST")
 	}
-	if err := checkParams(path, params, "max_concurrent_searches", "max_concurrent_shard_requests", "pre_filter_shard_size",
-		"rest_total_hits_as_int", "typed_keys", "ccs_minimize_roundtrips", "search_type", "ignore_unavailable",
-		"allow_no_indices", "expand_wildcards", "ignore_throttled", "routing", "preference"); err != nil {
+	if err := checkMsearchParams(restParams{path: path, p: params}); err != nil {
 		return errResp(err)
 	}
-	if st := params.Get("search_type"); st != "" && st != "query_then_fetch" {
-		return errResp(errUnsupportedf("search_type [%s]", st))
+	if err := checkParams(path, params, "max_concurrent_searches", "max_concurrent_shard_requests", "pre_filter_shard_size",
+		"rest_total_hits_as_int", "typed_keys", "ccs_minimize_roundtrips", "search_type", "ignore_unavailable",
+		"allow_no_indices", "expand_wildcards", "ignore_throttled", "routing", "preference", "include_named_queries_score"); err != nil {
+		return errResp(err)
+	}
+	if params.Has("search_type") {
+		switch st := params.Get("search_type"); st {
+		case "query_then_fetch":
+		case "dfs_query_then_fetch":
+			return errResp(errUnsupportedf("search_type [%s]", st))
+		default:
+			return errResp(errIllegalArg("No search type for [%s]", st))
+		}
+	}
+	if err := declineIndicesOptions(params); err != nil {
+		return errResp(err)
 	}
 	if len(body) == 0 {
 		return errResp(newErr(400, "parse_exception", "request body or source parameter is required"))
@@ -76,6 +88,9 @@ func (e *Engine) handleMsearch(method, path, defIndex string, params url.Values,
 			return errResp(err)
 		}
 		if err := applySearchParams(r, itemParams); err != nil {
+			return errResp(err)
+		}
+		if err := checkTotalHitsAsInt(r, itemParams); err != nil {
 			return errResp(err)
 		}
 		if err := r.validateShardDoc(); err != nil {

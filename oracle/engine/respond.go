@@ -30,7 +30,15 @@ func (e *Engine) handle(method, target string, h http.Header, body []byte) (stat
 		err := errIllegalArg("invalid query string: %s", perr.Error())
 		return err.status, neg.contentType, err.body()
 	}
+	if st, b := checkResponseFlags(params); b != nil {
+		return st, neg.contentType, b
+	}
 	status, resp = e.route(method, path, params, body, start)
+	// error_trace adds each exception's Java stack trace to an error body, which the engine
+	// cannot write.
+	if trace, _ := (restParams{p: params}).flag("error_trace", false); trace && isErrorBody(status, resp) && !IsUnsupported(status, resp) {
+		status, resp = errResp(errUnsupportedf("error_trace on an error response (Java stack traces)"))
+	}
 	kind := endpointKind(method, splitPath(path))
 	if neg.v7 && !isErrorBody(status, resp) {
 		resp = addTypes(kind, resp)

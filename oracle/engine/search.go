@@ -26,6 +26,7 @@ type searchReq struct {
 	searchAfter []gjson.Result
 	hasAfter    bool
 	tth         int
+	tthParam    bool // track_total_hits given as a URL parameter
 	intTotal    bool
 	source      sourceFilter
 	aggs        []*aggSpec
