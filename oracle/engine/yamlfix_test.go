@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -113,6 +114,37 @@ func TestMappingParametersPerType(t *testing.T) {
 	} {
 		if st, _, raw := do(t, New(), "PUT", "/yamlfix_m", `{"mappings":{"properties":`+props+`}}`); st != 200 {
 			t.Errorf("%s: %d %s, want created", props, st, raw)
+		}
+	}
+}
+
+// search/200_ignore_malformed.yml: term, terms and exists on _ignored. The expected hits and
+// scores are Elasticsearch 8.15.0's for the same index and requests (measured with curl,
+// December 2026): a term is scored as a keyword term whose statistics count the deleted
+// document 2, terms and exists score a constant.
+func TestIgnoredQueries(t *testing.T) {
+	e := New()
+	mustDo(t, e, "PUT", "/yamlfix_i", `{"mappings":{"properties":{"d":{"type":"date","ignore_malformed":true},"k":{"type":"keyword","ignore_above":3},"n":{"type":"long","ignore_malformed":true}}}}`)
+	mustDo(t, e, "POST", "/yamlfix_i/_bulk?refresh=true", "{\"index\":{\"_id\":\"1\"}}\n{\"d\":\"x\",\"k\":\"abcd\"}\n{\"index\":{\"_id\":\"2\"}}\n{\"d\":\"x\"}\n"+
+		"{\"index\":{\"_id\":\"3\"}}\n{\"n\":\"y\",\"k\":\"ab\"}\n{\"index\":{\"_id\":\"4\"}}\n{\"d\":\"2020-01-01\"}\n{\"index\":{\"_id\":\"5\"}}\n{\"k\":\"abcdef\",\"n\":\"z\"}\n{\"delete\":{\"_id\":\"2\"}}\n")
+	const head = `{"took":T,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},"hits":`
+	const h1 = `{"_index":"yamlfix_i","_id":"1","_score":%s,"_ignored":["d","k"],"_source":{"d":"x","k":"abcd"}}`
+	const h3 = `{"_index":"yamlfix_i","_id":"3","_score":%s,"_ignored":["n"],"_source":{"n":"y","k":"ab"}}`
+	const h5 = `{"_index":"yamlfix_i","_id":"5","_score":%s,"_ignored":["k","n"],"_source":{"k":"abcdef","n":"z"}}`
+	for _, c := range []struct{ query, want string }{
+		{`{"query":{"term":{"_ignored":"d"}}}`, head + `{"total":{"value":1,"relation":"eq"},"max_score":0.8025915,"hits":[` + fmt.Sprintf(h1, "0.8025915") + `]}}`},
+		{`{"query":{"term":{"_ignored":{"value":"k","boost":2}}}}`, head + `{"total":{"value":2,"relation":"eq"},"max_score":1.605183,"hits":[` + fmt.Sprintf(h1, "1.605183") + `,` + fmt.Sprintf(h5, "1.605183") + `]}}`},
+		{`{"query":{"terms":{"_ignored":["n","k"]}}}`, head + `{"total":{"value":3,"relation":"eq"},"max_score":1.0,"hits":[` + fmt.Sprintf(h1, "1.0") + `,` + fmt.Sprintf(h3, "1.0") + `,` + fmt.Sprintf(h5, "1.0") + `]}}`},
+		{`{"query":{"exists":{"field":"_ignored"}}}`, head + `{"total":{"value":3,"relation":"eq"},"max_score":1.0,"hits":[` + fmt.Sprintf(h1, "1.0") + `,` + fmt.Sprintf(h3, "1.0") + `,` + fmt.Sprintf(h5, "1.0") + `]}}`},
+		{`{"query":{"bool":{"should":[{"term":{"_ignored":"n"}},{"term":{"_ignored":"k"}}]}}}`, head + `{"total":{"value":3,"relation":"eq"},"max_score":1.605183,"hits":[` + fmt.Sprintf(h5, "1.605183") + `,` + fmt.Sprintf(h1, "0.8025915") + `,` + fmt.Sprintf(h3, "0.8025915") + `]}}`},
+	} {
+		st, _, raw := do(t, e, "POST", "/yamlfix_i/_search", c.query)
+		wantBody(t, c.query, st, raw, 200, c.want)
+	}
+	// Other queries on metadata fields are declined, not answered as on a missing field.
+	for _, q := range []string{`{"prefix":{"_ignored":"d"}}`, `{"term":{"_routing":"x"}}`, `{"range":{"_seq_no":{"gte":1}}}`, `{"terms":{"_index":["yamlfix_i"]}}`} {
+		if st, _, raw := do(t, e, "POST", "/yamlfix_i/_search", `{"query":`+q+`}`); !IsUnsupported(st, []byte(raw)) {
+			t.Errorf("%s: %d %s, want declined", q, st, raw)
 		}
 	}
 }
