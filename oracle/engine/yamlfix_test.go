@@ -148,3 +148,24 @@ func TestIgnoredQueries(t *testing.T) {
 		}
 	}
 }
+
+// search/410_named_queries.yml: Elasticsearch 8.15.0 answers a query holding _name with
+// matched_queries in each hit (measured with curl, December 2026:
+// "matched_queries":["zz","a","b","pf","Q9","match_field_1"] after _source, for names in the
+// query and post_filter, not those in aggregations); the engine does not produce it, so any
+// _name is declined wherever a query takes one.
+func TestNamedQueriesDeclined(t *testing.T) {
+	e := newTest(t, `{"mappings":{"properties":{"k":{"type":"keyword"},"n":{"type":"long"},"t":{"type":"text"}}}}`, `{"k":"x","n":1,"t":"a b"}`)
+	for _, q := range []string{
+		`{"match_all":{"_name":"a"}}`, `{"term":{"k":{"value":"x","_name":"a"}}}`, `{"term":{"_name":"a","k":"x"}}`,
+		`{"terms":{"k":["x"],"_name":"a"}}`, `{"range":{"n":{"gte":1,"_name":"a"}}}`, `{"exists":{"field":"k","_name":"a"}}`,
+		`{"ids":{"values":["1"],"_name":"a"}}`, `{"prefix":{"k":{"value":"x","_name":"a"}}}`, `{"match":{"t":{"query":"a","_name":"a"}}}`,
+		`{"bool":{"should":[{"match_all":{}}],"_name":"a"}}`, `{"constant_score":{"filter":{"match_all":{}},"_name":"a"}}`,
+	} {
+		for _, body := range []string{`{"query":` + q + `}`, `{"post_filter":` + q + `}`} {
+			if st, _, raw := do(t, e, "POST", "/test/_search", body); !IsUnsupported(st, []byte(raw)) {
+				t.Errorf("%s: %d %s, want declined", body, st, raw)
+			}
+		}
+	}
+}
