@@ -988,6 +988,10 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 		idGiven           bool // "_id" was in the action line, perhaps empty
 		routing           string
 		source            []byte
+		// ifSeqNo and ifPrimaryTerm are the action line's compare-and-set condition, set
+		// when cas is (InternalEngine#planIndexingAsPrimary and #planDeletionAsPrimary).
+		ifSeqNo, ifPrimaryTerm int64
+		cas, hasSeq, hasTerm   bool
 	}
 	var ops []op
 	lines := bytes.Split(body, []byte("\n"))
@@ -1028,8 +1032,15 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 					}
 				case "routing":
 					o.routing = mv.String()
-				case "require_alias", "dynamic_templates":
-					perr = errUnsupportedf("bulk [%s]", mk.String())
+				case "if_seq_no":
+					o.ifSeqNo, o.cas, o.hasSeq = casNumber(mv), true, true
+				case "if_primary_term":
+					o.ifPrimaryTerm, o.cas, o.hasTerm = casNumber(mv), true, true
+				case "require_alias", "dynamic_templates", "version", "version_type", "retry_on_conflict",
+					"pipeline", "_source", "require_data_stream", "list_executed_pipelines":
+					// The rest of BulkRequestParser's action-line parameters (8.15): accepted by
+					// Elasticsearch, each with its own validation and effect, not modelled.
+					perr = errUnsupportedf("bulk action-line parameter [%s]", mk.String())
 				default:
 					perr = errIllegalArg("Action/metadata line [%d] contains an unknown parameter [%s]", i+1, mk.String())
 				}
@@ -1060,6 +1071,17 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			return errResp(errUnsupportedf("bulk [update] actions"))
 		default:
 			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected field [create], [delete], [index] or [update] but found [%s]", i+1, o.action))
+		}
+		if o.cas {
+			// Only the plain form is modelled: both given as non-negative integers, the
+			// primary term at least 1, on an index (not create) or delete with an id. The
+			// other forms are IndexRequest#validate / DeleteRequest#validate failures
+			// ("ifSeqNo is unassigned, but primary term is [1]", "create operations do not
+			// support compare and set. use index instead", "sequence numbers must be non
+			// negative. got [-1].") whose order among other validation errors is not modelled.
+			if !o.hasSeq || !o.hasTerm || o.ifSeqNo < 0 || o.ifPrimaryTerm < 1 || o.action == "create" || o.action == "update" || o.id == "" {
+				return errResp(errUnsupportedf("bulk [if_seq_no] and [if_primary_term] other than both as non-negative integers, the primary term at least 1, on an index or delete action with an _id"))
+			}
 		}
 		if o.index == "" {
 			o.index = defIndex
@@ -1132,6 +1154,13 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 		touched[ix] = true
 		var version, seq int64
 		result, status := "created", 201
+		if o.cas {
+			if err := ix.casConflict(o.id, o.ifSeqNo, o.ifPrimaryTerm); err != nil {
+				ix.mu.Unlock()
+				fail(409, err)
+				continue
+			}
+		}
 		switch o.action {
 		case "delete":
 			var found bool
@@ -1189,6 +1218,19 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 	b = append(b, `,"items":[`...)
 	b = append(b, items...)
 	return 200, append(b, "]}"...)
+}
+
+// casNumber is an if_seq_no or if_primary_term value from an action line: a JSON integer, or
+// -1 (declined) for any other form (Elasticsearch also takes numeric strings; not modelled).
+func casNumber(v gjson.Result) int64 {
+	if v.Type != gjson.Number || !isIntegerLiteral(v.Raw) {
+		return -1
+	}
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // prettyJSON indents a response the way Elasticsearch's ?pretty does ("key" : value).

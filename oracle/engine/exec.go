@@ -261,12 +261,60 @@ func popcount(b bitset) int {
 func (c *execCtx) field(name string) (*field, *esError) {
 	f := c.ix.m.fields[name]
 	if f == nil {
+		if name != "_id" && metadataFields[name] {
+			// A metadata field is no missing field: each has its own query semantics
+			// (_routing matches routed documents, _index the index's name, ...). Those the
+			// engine models are answered before this point.
+			return nil, errUnsupportedf("this query on the metadata field [%s]", name)
+		}
 		return nil, nil
 	}
 	if f.typ == tOpaque {
 		return nil, errUnsupportedf("queries on field [%s] of type [%s]", name, f.typeName)
 	}
 	return f, nil
+}
+
+// metadataFields are Elasticsearch 8.15's metadata field names (the MetadataFieldMapper
+// implementations of the default distribution).
+var metadataFields = map[string]bool{
+	"_id": true, "_index": true, "_routing": true, "_ignored": true, "_source": true, "_seq_no": true,
+	"_version": true, "_primary_term": true, "_tier": true, "_doc_count": true, "_field_names": true,
+	"_data_stream_timestamp": true, "_feature": true, "_nested_path": true, "_tsid": true,
+	"_ignored_source": true, "_routing_hash": true, "_size": true, "_doc": true,
+}
+
+// ignoredDocs returns the documents whose _ignored field holds one of names (the fields a
+// document had ignored: ignore_malformed, ignore_above), and, for a single name, the term
+// statistics a keyword-like field has: the documents holding it, the documents holding any
+// _ignored value and the sum of doc frequencies, deleted documents included as Lucene counts
+// them until a merge.
+func (c *execCtx) ignoredDocs(names []string) (b bitset, df, docCount, sumDF int64) {
+	b = newBitset(c.n)
+	for d := range c.ix.docs {
+		ign := c.ix.docs[d].ignored
+		if len(ign) > 0 {
+			docCount++
+			sumDF += int64(len(ign))
+		}
+		for _, g := range ign {
+			if slicesContains(names, g) {
+				b.set(d)
+				df++
+				break
+			}
+		}
+	}
+	return c.andLive(b), df, docCount, sumDF
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // kwPostings returns, per keyword term id, the documents holding it (deleted ones included).
@@ -439,6 +487,18 @@ func (c *execCtx) runTerm(name string, v gjson.Result, boost float32, ci bool, s
 			return c.all(boost), nil
 		}
 		return c.empty(), nil
+	case "_ignored":
+		// IgnoredFieldMapper: an indexed keyword-like field (docs only, no norms), scored
+		// as a keyword term.
+		if ci {
+			return nil, errUnsupportedf("case-insensitive term queries on [_ignored]")
+		}
+		b, df, docCount, sumDF := c.ignoredDocs([]string{scalarText(v)})
+		r := &qres{bits: b}
+		if c.scores && df > 0 {
+			r.cs = newBM25(boost, df, docCount, sumDF).score(1, 1)
+		}
+		return r, nil
 	}
 	f, err := c.field(name)
 	if err != nil {
@@ -548,6 +608,15 @@ func equalFoldJava(t, q string) bool {
 func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 func (c *execCtx) runTerms(q qTerms) (*qres, *esError) {
+	if q.field == "_ignored" {
+		// A constant score, as terms on a keyword field.
+		names := make([]string, len(q.values))
+		for i, v := range q.values {
+			names[i] = scalarText(v)
+		}
+		b, _, _, _ := c.ignoredDocs(names)
+		return &qres{bits: b, cs: c.boost * q.boost}, nil
+	}
 	f, err := c.field(q.field)
 	if err != nil {
 		return nil, err
@@ -594,6 +663,14 @@ func (c *execCtx) runExists(q qExists) (*qres, *esError) {
 	switch q.field {
 	case "_id", "_index", "_seq_no", "_version", "_primary_term":
 		return c.all(c.boost * q.boost), nil
+	case "_ignored":
+		b := newBitset(c.n)
+		for d := range c.ix.docs {
+			if len(c.ix.docs[d].ignored) > 0 {
+				b.set(d)
+			}
+		}
+		return &qres{bits: c.andLive(b), cs: c.boost * q.boost}, nil
 	case "_routing":
 		b := newBitset(c.n)
 		for d := range c.ix.docs {
@@ -604,8 +681,8 @@ func (c *execCtx) runExists(q qExists) (*qres, *esError) {
 		return &qres{bits: c.andLive(b), cs: c.boost * q.boost}, nil
 	}
 	if strings.HasPrefix(q.field, "_") {
-		// _source answers a query_shard_exception, _ignored and the like match the
-		// documents that have them (search/160_exists_query.yml); not modelled.
+		// _source answers a query_shard_exception, _tier and the like have their own
+		// rules (search/160_exists_query.yml); not modelled.
 		return nil, errUnsupportedf("[exists] on the metadata field [%s]", q.field)
 	}
 	f, err := c.field(q.field)

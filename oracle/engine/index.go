@@ -206,6 +206,23 @@ func (ix *index) indexDoc(id string, source []byte, opCreate bool) (version, seq
 	return version, seq, !exists, nil
 }
 
+// casConflict is the version conflict of a compare-and-set write (if_seq_no and
+// if_primary_term) on id, or nil when the live document has that sequence number and primary
+// term (always 1 here). A deleted or never written document is "no document was found"; a
+// conflict takes no sequence number (InternalEngine#planIndexingAsPrimary and
+// #planDeletionAsPrimary; messages and numbering measured on Elasticsearch 8.15.0).
+func (ix *index) casConflict(id string, ifSeqNo, ifPrimaryTerm int64) *esError {
+	var err *esError
+	if d, ok := ix.ids[id]; !ok {
+		err = newErr(409, "version_conflict_engine_exception", "[%s]: version conflict, required seqNo [%d], primary term [%d]. but no document was found", id, ifSeqNo, ifPrimaryTerm)
+	} else if cur := ix.docs[d].seqNo; cur != ifSeqNo || ifPrimaryTerm != 1 {
+		err = newErr(409, "version_conflict_engine_exception", "[%s]: version conflict, required seqNo [%d], primary term [%d]. current document has seqNo [%d] and primary term [1]", id, ifSeqNo, ifPrimaryTerm, cur)
+	} else {
+		return nil
+	}
+	return err.with("index_uuid", jsonString(ix.uuid)).with("shard", `"0"`).with("index", jsonString(ix.name))
+}
+
 // deleteDoc removes a document; it reports whether it existed and the new version.
 func (ix *index) deleteDoc(id string) (version, seq int64, found bool) {
 	prev, ok := ix.ids[id]

@@ -334,6 +334,74 @@ func unknownType(local string, v gjson.Result, no string) *esError {
 	return newErr(400, "mapper_parsing_exception", "%s handler for type [%s] declared on field [%s]", no, t.String(), local)
 }
 
+// typeParams lists, per field type of the subset, the mapping parameters Elasticsearch 8.15
+// accepts (measured on 8.15.0 by creating an index with each candidate parameter, December
+// 2026; scaled_float is absent from that server and kept as the engine had it). Any other is
+// refused as Elasticsearch refuses it; an accepted one the engine does not model is declined.
+var typeParams = func() map[ftype]map[string]bool {
+	set := func(names ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	leaf := []string{"copy_to", "doc_values", "fields", "index", "meta", "null_value", "on_script_error", "store", "script"}
+	number := append([]string{"coerce", "ignore_malformed", "time_series_dimension", "time_series_metric"}, leaf...)
+	date := append([]string{"format", "ignore_malformed", "locale"}, leaf...)
+	out := map[ftype]map[string]bool{
+		tText: set("analyzer", "search_analyzer", "search_quote_analyzer", "copy_to", "eager_global_ordinals", "fielddata",
+			"fielddata_frequency_filter", "fields", "index", "index_options", "index_phrases", "index_prefixes", "meta",
+			"norms", "position_increment_gap", "similarity", "store", "term_vector"),
+		tKeyword: set(append([]string{"eager_global_ordinals", "ignore_above", "index_options", "norms", "similarity",
+			"split_queries_on_whitespace", "time_series_dimension", "normalizer"}, leaf...)...),
+		tDate:        set(date...),
+		tDateNanos:   set(date...),
+		tBoolean:     set(append([]string{"ignore_malformed"}, leaf...)...),
+		tObject:      set("dynamic", "enabled", "properties", "subobjects", "store_array_source", "include_in_all"),
+		tScaledFloat: set(append([]string{"scaling_factor"}, number...)...),
+	}
+	for _, t := range []ftype{tLong, tInteger, tShort, tByte, tDouble, tFloat, tHalfFloat} {
+		out[t] = set(number...)
+	}
+	return out
+}()
+
+// unknownMappingParams is Elasticsearch's refusal of parameters a mapper does not know. A leaf
+// names the first with its type ("unknown parameter [foo] on mapper [b] of type [long]"),
+// except boost, removed in 8.0 with its own message; an object lists them all with their
+// values as Java prints a map ("Mapping definition for [b] has unsupported parameters:  [foo :
+// 1]"). Both name the field by its last path segment (measured on 8.15.0).
+func unknownMappingParams(name string, t ftype, typeName string, unknown []mparam) *esError {
+	local := name[strings.LastIndexByte(name, '.')+1:]
+	if t != tObject {
+		if unknown[0].key == "boost" {
+			return newErr(400, "mapper_parsing_exception", "Unknown parameter [boost] on mapper [%s]", local)
+		}
+		return newErr(400, "mapper_parsing_exception", "unknown parameter [%s] on mapper [%s] of type [%s]", unknown[0].key, local, typeName)
+	}
+	// Several are listed in an order not modelled, and decimals print as Java doubles.
+	if len(unknown) > 1 || strings.ContainsAny(unknown[0].val.Raw, ".eE") {
+		return errUnsupportedf("unsupported parameters on object mapping [%s]", name)
+	}
+	return newErr(400, "mapper_parsing_exception", "Mapping definition for [%s] has unsupported parameters:  [%s : %s]", local, unknown[0].key, javaMapString(unknown[0].val))
+}
+
+// plainMeta reports a [meta] object the engine can take without checking Elasticsearch's
+// limits on it: at most 5 entries, keys up to 20 characters, string values up to 50.
+func plainMeta(v gjson.Result) bool {
+	if !v.IsObject() {
+		return false
+	}
+	ok, n := true, 0
+	v.ForEach(func(k, x gjson.Result) bool {
+		n++
+		ok = n <= 5 && len(k.String()) <= 20 && x.Type == gjson.String && len(x.String()) <= 50 && x.String() != ""
+		return ok
+	})
+	return ok
+}
+
 func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field, *esError) {
 	if !v.IsObject() {
 		return nil, newErr(400, "mapper_parsing_exception", "Expected map for property [fields] on field [%s] but got a class java.lang.String", name)
@@ -359,9 +427,18 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 	}
 	f := &field{name: name, typ: t, typeName: typeName, coerce: true, docValues: true, indexed: true, parent: parent}
 	var err *esError
+	var unknown []mparam // parameters Elasticsearch does not know for this type
+	oddNorms := false
 	v.ForEach(func(k, p gjson.Result) bool {
 		key := k.String()
 		f.given = append(f.given, mparam{key, p})
+		if key != "type" && t != tOpaque && !typeParams[t][key] {
+			unknown = append(unknown, mparam{key, p})
+			// A leaf mapper fails at its first unknown parameter, in document order
+			// (FieldMapper.Builder#parse); an object reports all of them after its own
+			// parameters and properties (ObjectMapper.TypeParser, checkNoRemainingFields).
+			return t == tObject
+		}
 		switch key {
 		case "type":
 		case "properties":
@@ -432,22 +509,61 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 			if s := strings.ToLower(p.String()); s != "root" && s != "en" && s != "en-us" && s != "und" {
 				err = errUnsupportedf("date locale [%s]", p.String())
 			}
-		case "store", "eager_global_ordinals", "norms", "meta", "similarity", "split_queries_on_whitespace",
-			"index_options", "fielddata", "term_vector", "copy_to", "boost", "time_series_dimension",
-			"time_series_metric", "position_increment_gap", "script", "on_script_error":
-			if key == "copy_to" || key == "script" {
-				err = errUnsupportedf("[%s] on field [%s]", key, name)
+		case "copy_to", "script":
+			err = errUnsupportedf("[%s] on field [%s]", key, name)
+		case "store", "eager_global_ordinals", "term_vector", "position_increment_gap":
+			// No effect on what the engine answers: stored fields are not served, phrase
+			// queries (where the gap matters) are declined.
+		case "norms":
+			// Norms change BM25 scores: on by default for text, off for keyword. Checked
+			// after the loop, as they matter only on an indexed field.
+			oddNorms = p.Bool() != (t == tText)
+		case "index_options":
+			// The default (positions for text, docs for keyword) is what the scoring models.
+			if def := map[ftype]string{tText: "positions", tKeyword: "docs"}[t]; p.String() != def {
+				err = errUnsupportedf("[index_options] %s on field [%s] of type [%s]", p.Raw, name, typeName)
 			}
-			if key == "similarity" && p.String() != "BM25" {
+		case "fielddata", "split_queries_on_whitespace", "time_series_dimension":
+			// Each makes a feature work that the engine answers as if it were off
+			// (aggregations and sorts on text, whitespace splitting in match queries on
+			// keyword, time series dimensions).
+			if p.Type != gjson.False {
+				err = errUnsupportedf("[%s] %s on field [%s]", key, p.Raw, name)
+			}
+		case "time_series_metric":
+			if p.Type != gjson.Null {
+				err = errUnsupportedf("[%s] %s on field [%s]", key, p.Raw, name)
+			}
+		case "meta":
+			if !plainMeta(p) {
+				err = errUnsupportedf("[meta] other than up to 5 short string values on field [%s]", name)
+			}
+		case "similarity":
+			if p.String() != "BM25" {
 				err = errUnsupportedf("similarity [%s]", p.String())
 			}
-		default:
-			if t != tOpaque {
-				err = newErr(400, "mapper_parsing_exception", "unknown parameter [%s] on mapper [%s] of type [%s]", key, name, typeName)
+		case "search_quote_analyzer":
+			if s := p.String(); s != "standard" && s != "default" {
+				err = errUnsupportedf("search_quote_analyzer [%s] on field [%s]", s, name)
 			}
+		default:
+			if t == tOpaque {
+				// A type outside the subset keeps whatever it is given; it is refused in
+				// requests that touch it.
+				return true
+			}
+			// Parameters Elasticsearch 8.15 accepts for this type that the engine does not
+			// model (measured by creating an index with each on 8.15.0): declined.
+			err = errUnsupportedf("mapping parameter [%s] on field [%s] of type [%s]", key, name, typeName)
 		}
 		return err == nil
 	})
+	if err == nil && len(unknown) > 0 {
+		err = unknownMappingParams(name, t, typeName, unknown)
+	}
+	if err == nil && oddNorms && f.indexed {
+		err = errUnsupportedf("[norms] other than the default on the indexed field [%s] of type [%s]", name, typeName)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -462,6 +578,21 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 	}
 	if f.nullValue != nil && f.nullValue.Type == gjson.Null {
 		f.nullValue = nil
+	}
+	if f.nullValue != nil && t != tKeyword && t != tOpaque {
+		// Elasticsearch parses a number, date or boolean null_value when the mapping is
+		// created and refuses one that does not parse, with messages per type (8.15.0: "For
+		// input string: \"x\"" for numbers); the engine declines where its own parse fails.
+		probe := *f
+		probe.ignoreMal = false
+		// A numeric string is parsed whatever coerce says (NumberFieldMapper's null_value,
+		// measured: "5" on a long with coerce false is taken); a decimal part on an integer
+		// type is left to the decline, its handling not being measured.
+		probe.coerce = true
+		decimal := t.isIntegerFamily() && strings.ContainsAny(f.nullValue.Raw, ".eE")
+		if decimal || (&docParser{}).scalar(&probe, *f.nullValue) != nil {
+			return nil, errUnsupportedf("[null_value] %s that does not parse as a value of field [%s] of type [%s]", f.nullValue.Raw, name, typeName)
+		}
 	}
 	m.add(f)
 	return f, nil
