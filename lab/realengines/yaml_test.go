@@ -59,6 +59,7 @@ func TestYAMLRestTests(t *testing.T) {
 		resp.Body.Close()
 	}
 	tests := os.Getenv("CONFORM_ES_REST_TESTS")
+	external := tests != ""
 	if tests == "" {
 		tests = filepath.Join(root, "testdata", "es-rest-tests")
 	}
@@ -99,7 +100,13 @@ func TestYAMLRestTests(t *testing.T) {
 		}
 		if reason, excluded := ex[k]; excluded {
 			embExcluded++
-			if r.Status != "failed" {
+			switch {
+			case r.Status == "failed":
+			case external && strings.HasPrefix(reason, "the stored version is"):
+				// A row about another version of the file than the one at hand (a real
+				// v8.15.0 checkout has 8.15's): said, not failed.
+				t.Logf("EXCLUDED.md sets aside %s (%s), but Elasticsearch 8.15.0 %s this version of it: the row does not apply here", k, reason, r.Status)
+			default:
 				t.Errorf("EXCLUDED.md sets aside %s (%s), but Elasticsearch 8.15.0 %s it now: put it back in the set", k, reason, r.Status)
 			}
 			continue
