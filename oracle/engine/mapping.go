@@ -593,6 +593,14 @@ func (m *mapping) parseField(name string, v gjson.Result, parent *field) (*field
 		if decimal || (&docParser{}).scalar(&probe, *f.nullValue) != nil {
 			return nil, errUnsupportedf("[null_value] %s that does not parse as a value of field [%s] of type [%s]", f.nullValue.Raw, name, typeName)
 		}
+		// The parsed number is what a document's null indexes, so coerce false, which refuses
+		// a string in a document, does not refuse it (8.15.0: a long with coerce false and
+		// null_value "5" indexes {"n":null} and matches a term on 5).
+		if t.isNumeric() && f.nullValue.Type == gjson.String {
+			if nv := gjson.Parse(f.nullValue.Str); nv.Type == gjson.Number {
+				f.nullValue = &nv
+			}
+		}
 	}
 	m.add(f)
 	return f, nil

@@ -169,3 +169,22 @@ func TestNamedQueriesDeclined(t *testing.T) {
 		}
 	}
 }
+
+// TestNullValueStringWithoutCoerce: a numeric null_value given as a string is parsed when the
+// mapping is made, so a document's null indexes it even with coerce false. Elasticsearch
+// 8.15.0 (2026-12-06): {"n":null,"d":null} is created, and the filter below matches it with
+// a sum of 2.5.
+func TestNullValueStringWithoutCoerce(t *testing.T) {
+	e := newTest(t, `{"mappings":{"properties":{"n":{"type":"long","coerce":false,"null_value":"5"},"d":{"type":"double","coerce":false,"null_value":"2.5"}}}}`, `{"n":null,"d":null}`)
+	r := search(t, e, `{"query":{"bool":{"filter":[{"term":{"n":5}},{"term":{"d":2.5}}]}},"aggs":{"s":{"sum":{"field":"d"}}}}`)
+	if got := r.Get("hits.total.value").Int(); got != 1 {
+		t.Errorf("hits %d, want 1", got)
+	}
+	if got := r.Get("aggregations.s.value").Raw; got != "2.5" {
+		t.Errorf("sum %s, want 2.5", got)
+	}
+	// A string in a document is still refused under coerce false.
+	if st, b := e.Do("PUT", "/test/_doc/2", []byte(`{"n":"5"}`)); st != 400 {
+		t.Errorf("a string under coerce false: %d %s", st, b)
+	}
+}
