@@ -24,6 +24,11 @@ func bulkBody(index string, inAction bool, docs []fixtures.Doc) []byte {
 		}
 		b.WriteString(`"_id":`)
 		b.Write(canonicalString(d.ID))
+		if d.Routing != "" {
+			// "routing", not "_routing": Elasticsearch 8's bulk parser refuses the latter.
+			b.WriteString(`,"routing":`)
+			b.Write(canonicalString(d.Routing))
+		}
 		b.WriteString("}}\n")
 		b.Write(d.Source)
 		b.WriteByte('\n')

@@ -263,3 +263,17 @@ func TestLoadESIndexInActionOption(t *testing.T) {
 		t.Errorf("action line %q, want %q", body[:bytes.IndexByte(body, '\n')+1], want)
 	}
 }
+
+// A routed document's action line carries "routing" (bulk's spelling; "_routing" is refused by
+// Elasticsearch 8); an unrouted one's is as before.
+func TestBulkBodyRouting(t *testing.T) {
+	docs := []fixtures.Doc{{ID: "a", Source: []byte(`{"k":1}`), Routing: "r\"é"}, {ID: "b", Source: []byte(`{"k":2}`)}}
+	want := "{\"index\":{\"_id\":\"a\",\"routing\":\"r\\\"é\"}}\n{\"k\":1}\n{\"index\":{\"_id\":\"b\"}}\n{\"k\":2}\n"
+	if got := string(bulkBody("x", false, docs)); got != want {
+		t.Errorf("bulk body\n%s\nwant\n%s", got, want)
+	}
+	want = "{\"index\":{\"_index\":\"x\",\"_id\":\"a\",\"routing\":\"r\\\"é\"}}\n{\"k\":1}\n{\"index\":{\"_index\":\"x\",\"_id\":\"b\"}}\n{\"k\":2}\n"
+	if got := string(bulkBody("x", true, docs)); got != want {
+		t.Errorf("bulk body naming _index\n%s\nwant\n%s", got, want)
+	}
+}

@@ -119,7 +119,7 @@ func ProbeES(ctx context.Context, tp elastictransport.Interface, index string, f
 	docs, every := Sample(f, o.SampleDocs)
 	fp := newFingerprinter(p.Count, every)
 	for _, d := range docs {
-		got, problem, err := c.source(ctx, index, d.ID)
+		got, problem, err := c.source(ctx, index, d.ID, d.Routing)
 		if err != nil {
 			return nil, err
 		}
@@ -211,10 +211,16 @@ func (c esClient) identity(ctx context.Context) (Identity, error) {
 	return id, nil
 }
 
-// source fetches one document's _source. A missing document or an unexpected status is a
-// Problem; only a failure to ask is an error.
-func (c esClient) source(ctx context.Context, index, id string) ([]byte, *Problem, error) {
-	r, err := c.do(ctx, http.MethodGet, []string{index, "_doc", id}, nil, nil, "")
+// source fetches one document's _source, with its routing if it has one (on several shards a
+// routed document is found only by its routing, and an index whose mapping requires routing
+// answers routing_missing_exception without it). A missing document or an unexpected status
+// is a Problem; only a failure to ask is an error.
+func (c esClient) source(ctx context.Context, index, id, routing string) ([]byte, *Problem, error) {
+	var q url.Values
+	if routing != "" {
+		q = url.Values{"routing": {routing}}
+	}
+	r, err := c.do(ctx, http.MethodGet, []string{index, "_doc", id}, q, nil, "")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -83,7 +83,7 @@ type SnapshotReport struct {
 	// needs one line per source, so they were written without those line breaks (nothing
 	// else in their bytes changes). Every other source is written byte for byte as stored.
 	Reflowed int64
-	// Routed counts the documents with a custom _routing, which corpus.ndjson does not keep.
+	// Routed counts the documents with a custom _routing, kept as "routing" in their action line.
 	Routed int64
 	// Changed says how the index changed while it was read, or is empty.
 	Changed string
@@ -208,9 +208,6 @@ func Snapshot(ctx context.Context, tp elastictransport.Interface, o SnapshotOpti
 	rep.Changed = changed(before, after, rep.Documents, rep.Method)
 	if rep.Reflowed > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d documents' _source held line breaks between their tokens: written without them, since bulk NDJSON needs one line per source (no other byte differs)", rep.Reflowed))
-	}
-	if rep.Routed > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d documents have a custom _routing, which corpus.ndjson does not keep: loaded back, they are routed by _id", rep.Routed))
 	}
 
 	finished := o.Now()
@@ -600,9 +597,9 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// corpusWriter writes hits as bulk NDJSON: an index action naming the _id, then the _source
-// bytes as the engine returned them (which are the bytes it stored, unless the mapping
-// filters _source).
+// corpusWriter writes hits as bulk NDJSON: an index action naming the _id (and the routing of
+// a routed document), then the _source bytes as the engine returned them (which are the bytes
+// it stored, unless the mapping filters _source).
 type corpusWriter struct {
 	w                             *bufio.Writer
 	docs, bytes, reflowed, routed int64
@@ -622,11 +619,19 @@ func (cw *corpusWriter) page(body []byte) error {
 			err = fmt.Errorf("document %q has no _source (is _source disabled in the mapping?): a snapshot needs every document's source", id.String())
 			return false
 		}
-		if hit.Get("_routing").Exists() {
-			cw.routed++
-		}
 		cw.line = append(cw.line[:0], `{"index":{"_id":`...)
 		cw.line = append(cw.line, jsonString(id.String())...)
+		// A custom routing is kept in the action line, as bulk spells it ("routing"): loaded
+		// back, the document is routed as it was and shows the same _routing in every answer.
+		if r := hit.Get("_routing"); r.Exists() {
+			if r.Type != gjson.String || r.Str == "" {
+				err = fmt.Errorf("document %q has a _routing that is not a non-empty string: %s", id.String(), r.Raw)
+				return false
+			}
+			cw.line = append(cw.line, `,"routing":`...)
+			cw.line = append(cw.line, jsonString(r.Str)...)
+			cw.routed++
+		}
 		cw.line = append(cw.line, "}}\n"...)
 		raw := []byte(src.Raw)
 		if bytes.ContainsAny(raw, "\r\n") {

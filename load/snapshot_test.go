@@ -198,15 +198,41 @@ func TestSnapshotFaults(t *testing.T) {
 	}
 }
 
-func TestSnapshotRoutingIsNamed(t *testing.T) {
+// A routed document's _routing is kept in its action line as bulk spells it, "routing", and
+// read back into fixtures.Doc; the others' action lines are as before (no routing key).
+func TestSnapshotKeepsRouting(t *testing.T) {
 	e := loadtest.NewFakeSnapshotES("products", 20)
 	e.Routed = true
-	rep, _, err := runSnapshot(t, e, SnapshotOptions{})
+	rep, dir, err := runSnapshot(t, e, SnapshotOptions{PageSize: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Routed != 20 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "20 documents have a custom _routing") {
-		t.Errorf("%+v", rep)
+	if rep.Routed != 7 || strings.Contains(strings.Join(rep.Warnings, "\n"), "_routing") {
+		t.Errorf("routed %d, warnings %q; want 7 and no warning about routing", rep.Routed, rep.Warnings)
+	}
+	corpus, err := os.ReadFile(filepath.Join(dir, fixtures.CorpusFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(corpus), "\n")
+	if want := `{"index":{"_id":"d-00000","routing":"r\"é0"}}`; lines[0] != want {
+		t.Errorf("first action line %s, want %s", lines[0], want)
+	}
+	if want := `{"index":{"_id":"d-00001"}}`; lines[2] != want {
+		t.Errorf("second action line %s, want %s", lines[2], want)
+	}
+	f, err := fixtures.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range f.Docs {
+		want := ""
+		if i%3 == 0 {
+			want = loadtest.RoutingOf(i)
+		}
+		if d.Routing != want {
+			t.Errorf("doc %d (%s): routing %q, want %q", i, d.ID, d.Routing, want)
+		}
 	}
 }
 

@@ -137,6 +137,9 @@ interrupted snapshot (Ctrl-C, a timeout) leaves no corpus that looks complete.`,
 	fmt.Fprintf(w, "snapshot of %s on %s (%s)\n", rep.Index, t.URL(""), rep.Identity)
 	fmt.Fprintf(w, "  method     %s, %d pages of up to %d documents\n", rep.Method, rep.Pages, rep.MaxPage)
 	fmt.Fprintf(w, "  documents  %d, corpus.ndjson %s, sha256 %s\n", rep.Documents, byteSize(rep.Bytes), rep.Meta.SHA256.Corpus)
+	if rep.Routed > 0 {
+		fmt.Fprintf(w, "  routed     %d documents with a custom _routing, kept as \"routing\" in their action lines\n", rep.Routed)
+	}
 	fmt.Fprintf(w, "  mapping    sha256 %s\n", rep.Meta.SHA256.Mapping)
 	rate := float64(rep.Documents) / max(rep.Took.Seconds(), 1e-9)
 	fmt.Fprintf(w, "  took       %s (%.0f documents/s)\n", rep.Took.Round(time.Millisecond), rate)

@@ -31,7 +31,7 @@ type FakeSnapshotES struct {
 	HangPage int
 	// NoSource leaves _source out of every hit.
 	NoSource bool
-	// Routed marks every hit with a _routing.
+	// Routed gives every third document (d-00000, d-00003, ...) the _routing RoutingOf(i).
 	Routed bool
 
 	pages    int
@@ -41,6 +41,10 @@ type FakeSnapshotES struct {
 	// Closed lists what was closed: "pit ID" (the last id handed out) or "scroll".
 	Closed []string
 }
+
+// RoutingOf is the _routing a Routed fake gives its i-th document: a quote and a non-ASCII
+// letter in it, so the corpus writer's escaping is tested too.
+func RoutingOf(i int) string { return fmt.Sprintf("r\"\u00e9%d", i%2) }
 
 // NewFakeSnapshotES holds n documents d-00000... with small sources.
 func NewFakeSnapshotES(index string, n int) *FakeSnapshotES {
@@ -175,8 +179,8 @@ func (e *FakeSnapshotES) page(w http.ResponseWriter, r *http.Request, from, size
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, `{"_index":%q,"_id":%q,"_score":null`, e.Index, docs[i][0])
-		if e.Routed {
-			b.WriteString(`,"_routing":"r"`)
+		if e.Routed && i%3 == 0 {
+			fmt.Fprintf(&b, `,"_routing":%q`, RoutingOf(i))
 		}
 		if !e.NoSource {
 			b.WriteString(`,"_source":` + docs[i][1])

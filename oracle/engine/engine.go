@@ -46,9 +46,15 @@ func (e *Engine) Load(name string, mapping []byte, docs []fixtures.Doc) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for i, d := range docs {
+		if err := ix.routingMissing(d.ID, d.Routing); err != nil {
+			return fmt.Errorf("indexing document %d (id %q): %s", i, d.ID, err.reason)
+		}
 		if _, _, _, err := ix.indexDoc(d.ID, d.Source, false); err != nil {
 			return fmt.Errorf("indexing document %d (id %q): %s", i, d.ID, err.reason)
 		}
+		// A corpus document's routing is kept as an index request's is (see the PUT below):
+		// GET, search hits and the exists query on _routing show it.
+		ix.docs[len(ix.docs)-1].routing = d.Routing
 	}
 	ix.publish()
 	return nil
@@ -793,6 +799,13 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 		if err != nil {
 			return errResp(err)
 		}
+		if ix.m.routingRequired && params.Get("routing") == "" {
+			if len(segs) != 3 {
+				// Which id the error would name for a generated one is not measured.
+				return errResp(errUnsupportedf("a document with a generated id and no routing, in an index whose mapping requires routing"))
+			}
+			return errResp(ix.routingMissing(id, ""))
+		}
 		ix.mu.Lock()
 		version, seq, created, err := ix.indexDoc(id, append([]byte(nil), trimSpace(body)...), create)
 		if err == nil {
@@ -821,6 +834,9 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 		if ix == nil {
 			return errResp(errIndexNotFound(name))
 		}
+		if err := ix.routingMissing(id, params.Get("routing")); err != nil {
+			return errResp(err)
+		}
 		ix.mu.Lock()
 		version, seq, found := ix.deleteDoc(id)
 		replicas := ix.m.replicas
@@ -832,6 +848,18 @@ func (e *Engine) handleDoc(method, path string, segs []string, params url.Values
 		return status, writeResult(nil, name, id, version, result, forcedRefresh(params), replicas, seq)
 	}
 	return errResp(errUnsupportedf("the endpoint [%s %s]", method, path))
+}
+
+// routingMissing is the error of a document write or get without a routing ("" is none:
+// IndexRequest#routing and GetRequest#routing keep null for it) on an index whose mapping sets
+// _routing.required (RoutingMissingException, thrown from TransportGetAction#resolveRequest and
+// the bulk action's item preparation; its message and fields measured on 8.15.0), or nil.
+func (ix *index) routingMissing(id, routing string) *esError {
+	if !ix.m.routingRequired || routing != "" {
+		return nil
+	}
+	return newErr(400, "routing_missing_exception", "routing is required for [%s]/[%s]", ix.name, id).
+		with("index_uuid", `"_na_"`).with("index", jsonString(ix.name))
 }
 
 func forcedRefresh(p url.Values) bool {
@@ -895,6 +923,12 @@ func (e *Engine) getDoc(method, name, id string, params url.Values) (int, []byte
 			return 404, nil
 		}
 		return errResp(errIndexNotFound(name))
+	}
+	if err := ix.routingMissing(id, params.Get("routing")); err != nil {
+		if method == "HEAD" {
+			return err.status, nil
+		}
+		return errResp(err)
 	}
 	var src sourceFilter
 	if params.Has("_source") {
@@ -1007,7 +1041,9 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 		if !gjson.ValidBytes(line) || !gjson.ParseBytes(line).IsObject() {
 			return errResp(errIllegalArg("Malformed action/metadata line [%d], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]", i+1))
 		}
-		var o op
+		// The URL's routing is every item's default (BulkRequestParser#parse starts each
+		// action from defaultRouting; measured on 8.15.0: the document shows it as _routing).
+		o := op{routing: params.Get("routing")}
 		var perr *esError
 		n := 0
 		gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
@@ -1105,6 +1141,16 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 	if len(ops) == 0 {
 		return errResp(newErr(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;"))
 	}
+	for _, o := range ops {
+		e.mu.RLock()
+		ix := e.indices[o.index]
+		e.mu.RUnlock()
+		if ix != nil && ix.m.routingRequired && o.routing == "" && o.id == "" && !o.idGiven {
+			// Which id the item's routing_missing_exception would name for a generated one
+			// is not measured: declined before any item is written.
+			return errResp(errUnsupportedf("a bulk item with a generated id and no routing, in an index whose mapping requires routing"))
+		}
+	}
 	forced := forcedRefresh(params)
 	errorsSeen := false
 	items := make([]byte, 0, 128*len(ops))
@@ -1148,6 +1194,10 @@ func (e *Engine) handleBulk(path, defIndex string, params url.Values, body []byt
 			}
 		} else if ix, err = e.indexForWrite(o.index); err != nil {
 			fail(err.status, err)
+			continue
+		}
+		if err := ix.routingMissing(o.id, o.routing); err != nil {
+			fail(400, err)
 			continue
 		}
 		ix.mu.Lock()

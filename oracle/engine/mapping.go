@@ -123,6 +123,8 @@ type mapping struct {
 	maxResultWindow int
 	replicas        int
 	refreshInterval string // index.refresh_interval as given; "" when not set
+	// routingRequired is _routing.required: every document write and get must name a routing.
+	routingRequired bool
 	// given records which root parameters the mapping set explicitly, for GET _mapping
 	// (which writes them only then).
 	given struct {
@@ -292,6 +294,11 @@ func (m *mapping) parseMappings(v gjson.Result) *esError {
 			}
 		case "_meta", "_routing":
 			m.given.meta = k.String()
+			if k.String() == "_routing" {
+				// RoutingFieldMapper's one parameter: a document written without a routing
+				// is refused, and a get without one answers routing_missing_exception.
+				m.routingRequired = val.Get("required").Bool()
+			}
 		default:
 			err = newErr(400, "mapper_parsing_exception", "Root mapping definition has unsupported parameters:  [%s : %s]", k.String(), val.Raw)
 		}
