@@ -445,6 +445,13 @@ func lastSort(b []byte) json.RawMessage {
 // startServe runs `conform serve --fixtures fx` on a free loopback port until the test ends.
 func startServe(t *testing.T, fx string) string {
 	t.Helper()
+	return startServeWith(t, "--fixtures", fx)
+}
+
+// startServeWith runs `conform serve` with args on a free loopback port until the test ends,
+// and returns its URL once it answers.
+func startServeWith(t *testing.T, args ...string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +459,7 @@ func startServe(t *testing.T, fx string) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", addr, "--fixtures", fx)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", addr}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -467,7 +474,7 @@ func startServe(t *testing.T, fx string) string {
 			return url
 		}
 	}
-	t.Fatalf("conform serve did not answer on %s within 30s:\n%s", addr, out.String())
+	t.Fatalf("conform serve %s did not answer on %s within 30s:\n%s", strings.Join(args, " "), addr, out.String())
 	return ""
 }
 

@@ -3,18 +3,13 @@
 package realengines
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // paramsIndex is this test's scratch index on both engines.
@@ -129,7 +124,7 @@ func paramOrderProbes() []paramProbe {
 // aside), unless the engine declines (conform_unsupported_exception).
 func TestParamsAgainstElasticsearch(t *testing.T) {
 	es := state(t)["ES_URL"]
-	en := startServeEmpty(t)
+	en := startServeWith(t, "--empty")
 	for _, base := range []string{es, en} {
 		deleteIndex(t, base, paramsIndex)
 		mustHTTP(t, "PUT", base+"/"+paramsIndex, `{"mappings":{"properties":{"k":{"type":"keyword"},"n":{"type":"long"}}}}`)
@@ -222,33 +217,4 @@ func probeHTTP(t *testing.T, method, target, body string) (int, string) {
 		return resp.StatusCode, "conform_unsupported_exception: " + why
 	}
 	return resp.StatusCode, string(b)
-}
-
-// startServeEmpty runs `conform serve --empty` on a free loopback port until the test ends.
-func startServeEmpty(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "serve", "--empty", "--addr", addr)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	base := "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(base + "/"); err == nil {
-			resp.Body.Close()
-			return base
-		}
-	}
-	t.Fatalf("conform serve --empty did not answer on %s within 30s:\n%s", addr, out.String())
-	return ""
 }
